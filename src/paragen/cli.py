@@ -1,0 +1,198 @@
+"""``paragen`` command line: one sub-command per pipeline stage (DESIGN.md principle 2).
+
+Workflow rules only call these commands; every handler is a thin adapter
+from arguments to library functions, which are what the tests exercise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from paragen import pipeline
+from paragen.atomic import atomic_open, write_json
+from paragen.config import ConfigError, ParagenConfig, load_config
+from paragen.data.corpus import CorpusError, read_lines, read_split
+
+log = logging.getLogger("paragen")
+
+
+def _config(args: argparse.Namespace) -> ParagenConfig:
+    return load_config(args.params)
+
+
+def _experiment(config: ParagenConfig, name: str):
+    if name not in config.experiments:
+        raise ConfigError(f"unknown experiment {name!r}; allowed values: {sorted(config.experiments)}")
+    return config.experiments[name]
+
+
+def _dataset_dir(dataset: str) -> Path:
+    return Path(pipeline.prepared(dataset, "train", "src")).parent
+
+
+def cmd_generate(args: argparse.Namespace) -> None:
+    from paragen.data.synthetic import generate, write_splits
+
+    config = _config(args)
+    if args.dataset not in config.datasets:
+        raise ConfigError(f"unknown dataset {args.dataset!r}; allowed values: {sorted(config.datasets)}")
+    splits = generate(config.datasets[args.dataset])
+    write_splits(splits, _dataset_dir(args.dataset))
+    log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
+
+
+def cmd_vocab(args: argparse.Namespace) -> None:
+    from paragen.vocabulary import Vocabulary
+
+    config = _config(args)
+    train = read_split(_dataset_dir(args.dataset), "train")
+    vocab = Vocabulary.build([train.sources, train.targets], config.vocab.max_size, config.vocab.min_count)
+    vocab.save(pipeline.vocab_path(args.dataset))
+    log.info("%s: vocabulary of %d tokens", args.dataset, len(vocab))
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from paragen.training import pick_device, train
+    from paragen.vocabulary import Vocabulary
+
+    config = _config(args)
+    spec = _experiment(config, args.experiment)
+    directory = _dataset_dir(spec.dataset)
+    state = train(
+        model_config=config.models[spec.model], training=config.training[spec.training],
+        train_data=read_split(directory, "train"), valid_data=read_split(directory, "valid"),
+        vocab=Vocabulary.load(pipeline.vocab_path(spec.dataset)), run_dir=pipeline.run_dir(args.experiment),
+        device=pick_device(args.device), progress=not args.quiet,
+    )
+    log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
+             state.best_epoch, state.epoch)
+
+
+def cmd_decode(args: argparse.Namespace) -> None:
+    from paragen.data.synthetic import RULE_TYPES
+    from paragen.decoding import trace_copy_modes, translate
+    from paragen.training import load_model, pick_device
+    from paragen.vocabulary import Vocabulary
+
+    config = _config(args)
+    spec = _experiment(config, args.experiment)
+    decoding = config.decoding[spec.decoding]
+    device = pick_device(args.device)
+    run = Path(pipeline.run_dir(args.experiment))
+    model, _ = load_model(run / "best.pt", device)
+    vocab = Vocabulary.load(pipeline.vocab_path(spec.dataset))
+    sources = [line.split() for line in read_lines(pipeline.prepared(spec.dataset, "test", "src"))]
+    results = translate(model, sources, vocab, device=device, progress=not args.quiet, **decoding.model_dump())
+    with atomic_open(run / "test.nbest.jsonl") as handle:
+        for r in results:
+            handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores}) + "\n")
+    with atomic_open(run / "test.hyp") as handle:
+        handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
+    if model.copies:
+        tags = read_lines(pipeline.prepared(spec.dataset, "test", "tag"))
+        traces = {}
+        for rule_type in RULE_TYPES:
+            if rule_type in tags:
+                src = sources[tags.index(rule_type)]
+                traces[rule_type] = trace_copy_modes(model, src, vocab, decoding.max_length, device)
+        write_json(pipeline.copy_trace_path(args.experiment), traces)
+    log.info("%s: decoded %d sentences", args.experiment, len(results))
+
+
+def cmd_score(args: argparse.Namespace) -> None:
+    from paragen.scoring import score_exact
+
+    result = score_exact(ref_path=args.ref, hyp_path=args.hyp, nbest_path=args.nbest, tags_path=args.tags,
+                         ks=args.topk)
+    if args.out:
+        write_json(args.out, result)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print(f"{result['metric']}: {result['score']:.2f} ({result['count']} sentences)")
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from paragen.report.build import build_table_report
+
+    build_table_report(_config(args), args.table)
+
+
+def cmd_index(args: argparse.Namespace) -> None:
+    from paragen.report.index import write_index
+
+    write_index(_config(args))
+
+
+def cmd_dvc_yaml(args: argparse.Namespace) -> None:
+    config = _config(args)
+    if args.check:
+        current = Path(args.output).read_text(encoding="utf-8") if Path(args.output).exists() else ""
+        if current != pipeline.render_dvc_yaml(config):
+            raise ConfigError(f"{args.output} is out of date with {args.params}: run `paragen dvc-yaml`")
+        print(f"{args.output} is up to date")
+        return
+    changed = pipeline.write_dvc_yaml(config, args.output)
+    print(f"{args.output} {'written' if changed else 'already up to date'}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paragen", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, handler: Callable[[argparse.Namespace], None], help_text: str,
+            params: bool = True) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if params:
+            p.add_argument("--params", default="params.yaml", help="configuration file (default: params.yaml)")
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("generate", cmd_generate, "generate CopyNet's synthetic rule dataset")
+    p.add_argument("--dataset", required=True)
+    p = add("vocab", cmd_vocab, "build a dataset's vocabulary from its training split")
+    p.add_argument("--dataset", required=True)
+    for name, handler, text in (("train", cmd_train, "train one experiment (resumes an interrupted run)"),
+                                ("decode", cmd_decode, "beam-search decode one experiment's test set")):
+        p = add(name, handler, text)
+        p.add_argument("--experiment", required=True)
+        p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+        p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p = add("score", cmd_score, "score hypotheses against references", params=False)
+    p.add_argument("--metric", required=True, choices=["exact"])
+    p.add_argument("--ref", required=True, help="reference file, one tokenised sentence per line")
+    p.add_argument("--hyp", required=True, help="hypothesis file, one sentence per line")
+    p.add_argument("--nbest", help="n-best JSONL from `paragen decode`, for top-k accuracy")
+    p.add_argument("--tags", help="one tag per line (e.g. rule type): scores are also given per tag")
+    p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
+    p.add_argument("--out", help="also write the result as JSON to this file")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    p = add("report", cmd_report, "write one reproduced table with its figures")
+    p.add_argument("--table", required=True)
+    add("index", cmd_index, "write results/REPORT.md indexing every table and figure")
+    p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
+    p.add_argument("--output", default="dvc.yaml")
+    p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        args.handler(args)
+    except (ConfigError, CorpusError, FileNotFoundError) as error:
+        print(f"paragen {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Typed, validated view of ``params.yaml``: the single source of truth.
+
+Every stage of both workflow engines is derived from this object (see
+:mod:`paragen.pipeline`), so a typo in ``params.yaml`` must stop the run at
+load time with the offending key and the allowed values, never half-way
+through a training run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal, Mapping
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Architecture = Literal["encdec", "rnnsearch", "copynet", "wean"]
+AttentionScore = Literal["dot", "general", "concat", "bahdanau"]
+WeanScore = Literal["dot", "general", "concat"]
+PositiveInt = Annotated[int, Field(gt=0)]
+Fraction = Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+class ConfigError(ValueError):
+    """``params.yaml`` does not match the schema; the message names each bad key."""
+
+
+class _Strict(BaseModel):
+    """Base model that rejects unknown keys, so misspelt options never pass silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SyntheticDataset(_Strict):
+    """CopyNet §5.1 rule dataset: N rules x M instances, split 50/50 per rule."""
+
+    kind: Literal["synthetic"]
+    rules: PositiveInt = Field(description="number of transformation rules (paper: 200)")
+    instances_per_rule: Annotated[int, Field(ge=2)] = Field(description="paper: 200")
+    symbols: PositiveInt = Field(1000, description="size of the regular-symbol vocabulary")
+    rule_length: tuple[PositiveInt, PositiveInt] = Field(
+        (5, 20), description="min/max regular symbols in one rule (both sides together)"
+    )
+    variable_length: tuple[PositiveInt, PositiveInt] = Field(
+        (1, 15), description="min/max symbols a variable x or y is filled with"
+    )
+    valid_fraction: Fraction = Field(0.1, description="slice of train held out for validation")
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _ranges_ordered(self) -> "SyntheticDataset":
+        for name in ("rule_length", "variable_length"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise ValueError(f"{name}: minimum {low} exceeds maximum {high}")
+        if self.rule_length[0] < 2:
+            raise ValueError("rule_length: minimum must be >= 2 (one symbol per side)")
+        return self
+
+
+class VocabConfig(_Strict):
+    """How the token vocabulary of a dataset is built from its training split."""
+
+    max_size: PositiveInt | None = Field(None, description="keep the most frequent N tokens")
+    min_count: PositiveInt = 1
+
+
+class ModelConfig(_Strict):
+    """One model configuration; ``architecture`` picks the composition (DESIGN.md §4)."""
+
+    architecture: Architecture
+    embedding_size: PositiveInt = 150
+    hidden_size: PositiveInt = 300
+    encoder_layers: PositiveInt = 1
+    bidirectional: bool = True
+    cell: Literal["gru", "lstm"] = "gru"
+    attention: AttentionScore = "bahdanau"
+    wean_score: WeanScore = Field("general", description="WEAN query score, §2.3 Eq. 5")
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+
+
+class TrainingConfig(_Strict):
+    """Optimiser and stopping rule; the paper settings live in params.yaml."""
+
+    optimizer: Literal["adam"] = "adam"
+    learning_rate: Annotated[float, Field(gt=0.0)] = 1e-3
+    batch_size: PositiveInt = 64
+    max_epochs: PositiveInt = 20
+    patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")
+    clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
+    valid_metric: Literal["exact_match", "neg_loss"] = "exact_match"
+    valid_max_length: PositiveInt = 100
+    seed: int = 1
+    threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
+
+
+class DecodingConfig(_Strict):
+    """Beam search settings; beam_size 1 is greedy search."""
+
+    beam_size: PositiveInt = 10
+    max_length: PositiveInt = 100
+    length_penalty: Annotated[float, Field(ge=0.0)] = Field(
+        1.0, description="score / length**alpha; 0 disables length normalisation"
+    )
+    nbest: PositiveInt = 10
+    batch_size: PositiveInt = 32
+
+    @model_validator(mode="after")
+    def _nbest_fits_beam(self) -> "DecodingConfig":
+        if self.nbest > self.beam_size:
+            raise ValueError(f"nbest ({self.nbest}) cannot exceed beam_size ({self.beam_size})")
+        return self
+
+
+class ExperimentConfig(_Strict):
+    """dataset x model x training x decoding: one trained and scored system."""
+
+    dataset: str
+    model: str
+    training: str
+    decoding: str
+
+
+class TableConfig(_Strict):
+    """One reproduced paper table: which experiment fills which row."""
+
+    suite: str
+    paper: str = Field(description="file under paragen/paper_results holding the published numbers")
+    scale: Literal["default", "paper"] | None = None
+    title: str
+    rows: dict[str, str] = Field(description="row label -> experiment name")
+
+
+class ParagenConfig(_Strict):
+    """The whole of params.yaml."""
+
+    suites: list[str] = Field(description="suites whose tables are produced")
+    scale: Literal["default", "paper"] = Field(
+        "default", description="synthetic suite size: the embedded default or the paper's scale"
+    )
+    datasets: dict[str, SyntheticDataset]
+    vocab: VocabConfig = VocabConfig()
+    models: dict[str, ModelConfig]
+    training: dict[str, TrainingConfig]
+    decoding: dict[str, DecodingConfig]
+    experiments: dict[str, ExperimentConfig]
+    tables: dict[str, TableConfig]
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "ParagenConfig":
+        for name, exp in self.experiments.items():
+            for field, pool in (
+                ("dataset", self.datasets),
+                ("model", self.models),
+                ("training", self.training),
+                ("decoding", self.decoding),
+            ):
+                value = getattr(exp, field)
+                if value not in pool:
+                    raise ValueError(
+                        f"experiments.{name}.{field}: unknown {field} {value!r}; "
+                        f"allowed values: {sorted(pool)}"
+                    )
+        known_suites = {t.suite for t in self.tables.values()}
+        for suite in self.suites:
+            if suite not in known_suites:
+                raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
+        for name, table in self.tables.items():
+            for label, exp in table.rows.items():
+                if exp not in self.experiments:
+                    raise ValueError(
+                        f"tables.{name}.rows.{label}: unknown experiment {exp!r}; "
+                        f"allowed values: {sorted(self.experiments)}"
+                    )
+        return self
+
+    def active_tables(self) -> dict[str, TableConfig]:
+        """Tables of the enabled suites at the selected scale, in declaration order."""
+        return {
+            name: t
+            for name, t in self.tables.items()
+            if t.suite in self.suites and (t.scale is None or t.scale == self.scale)
+        }
+
+    def active_experiments(self) -> list[str]:
+        """Experiments any active table needs, deduplicated, in table order."""
+        seen: dict[str, None] = {}
+        for table in self.active_tables().values():
+            for exp in table.rows.values():
+                seen.setdefault(exp, None)
+        return list(seen)
+
+
+def _format_errors(error: ValidationError, source: str) -> str:
+    lines = [f"{source}: invalid configuration"]
+    for item in error.errors():
+        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = "unknown key"
+        elif item["type"] == "literal_error":
+            allowed = item.get("ctx", {}).get("expected", "")
+            message = f"got {item.get('input')!r}; allowed values: {allowed}"
+        elif item["type"] == "missing":
+            message = "required key is missing"
+        lines.append(f"  {key}: {message}")
+    return "\n".join(lines)
+
+
+def parse_config(raw: Mapping[str, Any], source: str = "params.yaml") -> ParagenConfig:
+    """Validate an already-loaded mapping (e.g. Snakemake's ``config``)."""
+    try:
+        return ParagenConfig.model_validate(dict(raw))
+    except ValidationError as error:
+        raise ConfigError(_format_errors(error, source)) from None
+
+
+def load_config(path: str | Path = "params.yaml") -> ParagenConfig:
+    """Read and validate ``params.yaml``."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
+    return parse_config(raw, str(path))

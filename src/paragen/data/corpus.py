@@ -1,0 +1,60 @@
+"""Reading prepared parallel corpora, with errors that name the file and line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class CorpusError(ValueError):
+    """A prepared corpus file is malformed."""
+
+
+@dataclass(frozen=True)
+class ParallelCorpus:
+    """Tokenised source/target pairs of one split, plus an optional tag per pair."""
+
+    sources: list[list[str]]
+    targets: list[list[str]]
+    tags: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """Lines of a UTF-8 file without line terminators; bad bytes are reported with their line."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"{path}: file not found")
+    lines = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                lines.append(raw.decode("utf-8").rstrip("\r\n"))
+            except UnicodeDecodeError as error:
+                raise CorpusError(f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+    return lines
+
+
+def read_split(directory: str | Path, split: str, require_nonempty: bool = True) -> ParallelCorpus:
+    """Read ``<split>.src`` / ``<split>.tgt`` (and ``<split>.tag`` when present)."""
+    directory = Path(directory)
+    src_path, tgt_path, tag_path = (directory / f"{split}.{s}" for s in ("src", "tgt", "tag"))
+    sources, targets = read_lines(src_path), read_lines(tgt_path)
+    if len(sources) != len(targets):
+        raise CorpusError(
+            f"{src_path} has {len(sources)} lines but {tgt_path} has {len(targets)}: "
+            "source and target must be aligned line by line"
+        )
+    if require_nonempty:
+        for path, lines in ((src_path, sources), (tgt_path, targets)):
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    raise CorpusError(f"{path}:{number}: empty line (expected a tokenised sentence)")
+    tags = None
+    if tag_path.exists():
+        tags = read_lines(tag_path)
+        if len(tags) != len(sources):
+            raise CorpusError(f"{tag_path} has {len(tags)} lines but {src_path} has {len(sources)}")
+    return ParallelCorpus([s.split() for s in sources], [t.split() for t in targets], tags)

@@ -1,0 +1,51 @@
+"""Attention scores between a decoder state and the encoder memory.
+
+``dot`` and ``general`` are Luong et al. (2015)'s multiplicative scores;
+``concat`` (Luong) and ``bahdanau`` (additive, Bahdanau et al. 2014) are the
+same function ``v^T tanh(W_s s + W_h h)`` up to how W is split, so they share
+one implementation.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    """Softmax attention over ``memory`` (batch, src_len, memory_size) for a query (batch, query_size)."""
+
+    def __init__(self, score: str, query_size: int, memory_size: int):
+        super().__init__()
+        self.score = score
+        if score == "dot":
+            if query_size != memory_size:
+                raise ValueError(f"dot attention needs equal sizes, got query {query_size}, memory {memory_size}")
+        elif score == "general":
+            self.W = nn.Linear(memory_size, query_size, bias=False)
+        elif score in ("concat", "bahdanau"):
+            self.W_q = nn.Linear(query_size, query_size, bias=False)
+            self.W_m = nn.Linear(memory_size, query_size, bias=True)
+            self.v = nn.Linear(query_size, 1, bias=False)
+        else:
+            raise ValueError(f"unknown attention score {score!r}; allowed: dot, general, concat, bahdanau")
+
+    def project_memory(self, memory: torch.Tensor) -> torch.Tensor:
+        """The query-independent part of the score, (batch, src_len, query_size); computed once per batch."""
+        if self.score == "dot":
+            return memory
+        return self.W(memory) if self.score == "general" else self.W_m(memory)
+
+    def energies(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``."""
+        if self.score in ("dot", "general"):
+            return torch.bmm(keys, query.unsqueeze(2)).squeeze(2)
+        return self.v(torch.tanh(self.W_q(query).unsqueeze(1) + keys)).squeeze(2)
+
+    def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
+                keys: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Context (batch, memory_size) and weights (batch, src_len); ``mask`` is True on real tokens."""
+        keys = self.project_memory(memory) if keys is None else keys
+        weights = torch.softmax(self.energies(query, keys).masked_fill(~mask, float("-inf")), dim=-1)
+        context = torch.bmm(weights.unsqueeze(1), memory).squeeze(1)
+        return context, weights

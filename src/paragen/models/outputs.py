@@ -1,0 +1,113 @@
+"""Interchangeable output layers: decoder features -> log-probabilities over words.
+
+Each layer maps ``hidden`` s_t (batch, hidden_size) and ``context`` c_t
+(batch, memory_size) to log-probabilities of shape (batch, width), where width
+is ``len(V)`` or, for copying layers, ``len(V) + max_oovs`` (the extended
+vocabulary of :mod:`paragen.batching`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from paragen.models.state import Encoded
+
+PROB_FLOOR = 1e-20
+"""Probabilities are clamped here before the log so words no mode can produce stay finite in the loss."""
+
+
+@dataclass
+class OutputResult:
+    log_probs: torch.Tensor  # (batch, width)
+    copy_probs: torch.Tensor | None = None  # (batch, src_len): p(x_j, c | .) per source position
+    generate_mass: torch.Tensor | None = None  # (batch,): total probability of the generate mode
+
+
+class SoftmaxOutput(nn.Module):
+    """Generative word predictor: softmax(W_o tanh(W_h [s_t; c_t])), Luong et al.'s attentional layer."""
+
+    def __init__(self, hidden_size: int, memory_size: int, vocab_size: int, dropout: float):
+        super().__init__()
+        self.combine = nn.Linear(hidden_size + memory_size, hidden_size)
+        self.project = nn.Linear(hidden_size, vocab_size)
+        self.dropout = nn.Dropout(dropout)
+
+    def scores(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """Unnormalised generate-mode scores ψ_g, (batch, vocab_size)."""
+        return self.project(self.dropout(torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))))
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
+        return OutputResult(torch.log_softmax(self.scores(hidden, context), dim=-1))
+
+
+class WeanOutput(nn.Module):
+    """WEAN's word generator (Ma et al., 2018, §2.3-2.4): query the decoder-input embeddings.
+
+    q_t = tanh(W_c [s_t; c_t]) has the embedding size and is scored against
+    every embedding e_i with ``dot``, ``general`` (q^T W_a e) or ``concat``
+    (v^T tanh(W_q q + W_e e)). There is no vocabulary-sized output matrix: the
+    only vocabulary-sized parameter is the embedding table the decoder reads.
+    """
+
+    def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, score: str, dropout: float):
+        super().__init__()
+        self.embedding = embedding
+        size = embedding.embedding_dim
+        self.query = nn.Linear(hidden_size + memory_size, size)
+        self.score = score
+        if score == "general":
+            self.W_a = nn.Linear(size, size, bias=False)
+        elif score == "concat":
+            self.W_q = nn.Linear(size, size, bias=False)
+            self.W_e = nn.Linear(size, size, bias=True)
+            self.v = nn.Linear(size, 1, bias=False)
+        elif score != "dot":
+            raise ValueError(f"unknown WEAN score {score!r}; allowed: dot, general, concat")
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
+        q = self.dropout(torch.tanh(self.query(torch.cat([hidden, context], dim=-1))))  # (batch, emb)
+        keys = self.embedding.weight  # (vocab, emb)
+        if self.score == "dot":
+            scores = q @ keys.t()
+        elif self.score == "general":
+            scores = self.W_a(q) @ keys.t()
+        else:
+            scores = self.v(torch.tanh(self.W_q(q).unsqueeze(1) + self.W_e(keys).unsqueeze(0))).squeeze(-1)
+        return OutputResult(torch.log_softmax(scores, dim=-1))
+
+
+class CopyOutput(nn.Module):
+    """CopyNet's prediction (Gu et al., 2016, §3.2): generate and copy modes under one normaliser.
+
+    ψ_g comes from the same generative layer RNNSearch uses (so CopyNet is
+    RNNSearch plus copying); ψ_c(x_j) = tanh(h_j^T W_c) s_t (Eq. 8). Both sets
+    of scores go through a single softmax, then copy probabilities are summed
+    into the extended-vocabulary slot of their source word (Eq. 6), so an
+    out-of-vocabulary source word can be emitted.
+    """
+
+    def __init__(self, hidden_size: int, memory_size: int, vocab_size: int, dropout: float):
+        super().__init__()
+        self.generate = SoftmaxOutput(hidden_size, memory_size, vocab_size, dropout)
+        self.W_c = nn.Linear(memory_size, hidden_size, bias=False)
+        self.vocab_size = vocab_size
+
+    def project_memory(self, memory: torch.Tensor) -> torch.Tensor:
+        """tanh(h_j^T W_c) for every position, (batch, src_len, hidden_size); step-independent."""
+        return torch.tanh(self.W_c(memory))
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded) -> OutputResult:
+        generate = self.generate.scores(hidden, context)
+        keys = encoded.projections.get("copy")
+        keys = self.project_memory(encoded.memory) if keys is None else keys
+        copy = torch.bmm(keys, hidden.unsqueeze(2)).squeeze(2).masked_fill(~encoded.mask, float("-inf"))
+        joint = torch.softmax(torch.cat([generate, copy], dim=-1), dim=-1)
+        p_generate, p_copy = joint[:, : self.vocab_size], joint[:, self.vocab_size :]
+        probs = torch.zeros(hidden.size(0), encoded.width, dtype=joint.dtype, device=joint.device)
+        probs[:, : self.vocab_size] = p_generate
+        probs = probs.scatter_add(1, encoded.src_ext, p_copy)
+        return OutputResult(probs.clamp_min(PROB_FLOOR).log(), p_copy, p_generate.sum(-1))

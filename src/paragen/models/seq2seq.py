@@ -1,0 +1,103 @@
+"""The composed encoder-decoder with the incremental ``step`` interface all search uses.
+
+Every model (Enc-Dec, RNNSearch, CopyNet, WEAN) is an :class:`Seq2Seq` with a
+different attention, output layer or decoder add-on, so training (teacher
+forcing) and beam search both call the very same :meth:`Seq2Seq.step`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from paragen.batching import Batch
+from paragen.models.decoders import RecurrentDecoder
+from paragen.models.encoders import RNNEncoder
+from paragen.models.outputs import CopyOutput
+from paragen.models.state import Encoded
+from paragen.vocabulary import PAD_ID, UNK_ID
+
+State = dict[str, torch.Tensor]
+
+
+@dataclass
+class StepOutput:
+    log_probs: torch.Tensor  # (batch, width)
+    state: State
+    attention: torch.Tensor | None  # (batch, src_len)
+    copy_probs: torch.Tensor | None  # (batch, src_len)
+    generate_mass: torch.Tensor | None  # (batch,)
+
+
+def reorder_state(state: State, index: torch.Tensor) -> State:
+    return {key: value.index_select(0, index) for key, value in state.items()}
+
+
+class Seq2Seq(nn.Module):
+    """Encoder + input-feeding decoder + output layer (+ CopyNet's selective read)."""
+
+    def __init__(self, encoder: RNNEncoder, decoder: RecurrentDecoder, output: nn.Module, vocab_size: int,
+                 selective_read: bool = False):
+        super().__init__()
+        self.encoder, self.decoder, self.output = encoder, decoder, output
+        self.vocab_size = vocab_size
+        self.copies = isinstance(output, CopyOutput)
+        self.selective_read = selective_read
+
+    def encode(self, batch: Batch) -> Encoded:
+        memory, summary = self.encoder(batch.src, batch.src_lengths)
+        width = self.vocab_size + (batch.max_oovs if self.copies else 0)
+        projections = {}
+        if self.decoder.attention is not None:
+            projections["attention"] = self.decoder.attention.project_memory(memory)
+        if self.copies:
+            projections["copy"] = self.output.project_memory(memory)
+        return Encoded(memory, batch.src != PAD_ID, summary, batch.src_ext, width, projections)
+
+    def initial_state(self, encoded: Encoded) -> State:
+        state = self.decoder.initial_state(encoded.summary)
+        if self.selective_read:
+            state["copy_prev"] = torch.zeros_like(encoded.mask, dtype=encoded.memory.dtype)
+        return state
+
+    def _selective_read(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> torch.Tensor:
+        """ζ(y_{t-1}) (Eq. 9): previous copy probabilities of the positions holding y_{t-1}, renormalised."""
+        match = (encoded.src_ext == tokens.unsqueeze(1)) & encoded.mask
+        rho = state["copy_prev"] * match
+        rho = rho / rho.sum(-1, keepdim=True).clamp_min(1e-20)  # all-zero rows stay zero: ζ = 0
+        return torch.bmm(rho.unsqueeze(1), encoded.memory).squeeze(1)
+
+    def step(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> StepOutput:
+        """Advance one token: ``tokens`` (batch,) are extended ids of y_{t-1}."""
+        extra = self._selective_read(tokens, state, encoded) if self.selective_read else None
+        inputs = tokens.masked_fill(tokens >= self.vocab_size, UNK_ID)
+        new_state, attention = self.decoder(inputs, state, encoded, extra)
+        result = self.output(new_state["hidden"], new_state["context"], encoded=encoded)
+        if self.selective_read:
+            new_state["copy_prev"] = result.copy_probs
+        return StepOutput(result.log_probs, new_state, attention, result.copy_probs, result.generate_mass)
+
+    def target_ids(self, tgt: torch.Tensor) -> torch.Tensor:
+        """Gold ids this model can score: non-copying models see OOV targets as UNK."""
+        return tgt if self.copies else tgt.masked_fill(tgt >= self.vocab_size, UNK_ID)
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        """Teacher-forced log-probabilities, (batch, tgt_len, width)."""
+        encoded = self.encode(batch)
+        state = self.initial_state(encoded)
+        steps = []
+        for t in range(batch.tgt_in.size(1)):
+            out = self.step(batch.tgt_in[:, t], state, encoded)
+            state = out.state
+            steps.append(out.log_probs)
+        return torch.stack(steps, dim=1)
+
+    def loss(self, batch: Batch) -> tuple[torch.Tensor, int]:
+        """Mean token negative log-likelihood (Gu et al. Eq. 10, per token) and the token count."""
+        log_probs = self(batch)
+        gold = self.target_ids(batch.tgt_out)
+        nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
+        tokens = int((gold != PAD_ID).sum())
+        return nll / max(tokens, 1), tokens

@@ -1,0 +1,26 @@
+"""Per-batch encoder results carried through every decoding step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import torch
+
+
+@dataclass
+class Encoded:
+    """Encoder results one batch carries through decoding."""
+
+    memory: torch.Tensor  # (batch, src_len, memory_size)
+    mask: torch.Tensor  # (batch, src_len), True on real tokens
+    summary: torch.Tensor  # (batch, memory_size)
+    src_ext: torch.Tensor  # (batch, src_len) extended ids
+    width: int  # size of the output distribution: len(V) (+ max OOVs for copying models)
+    projections: dict[str, torch.Tensor] = field(default_factory=dict)
+    """Step-independent projections of ``memory`` (attention keys, copy keys), computed once per batch."""
+
+    def index_select(self, index: torch.Tensor) -> "Encoded":
+        """Rows ``index`` (e.g. beam expansion or reordering)."""
+        return replace(self, memory=self.memory.index_select(0, index), mask=self.mask.index_select(0, index),
+                       summary=self.summary.index_select(0, index), src_ext=self.src_ext.index_select(0, index),
+                       projections={k: v.index_select(0, index) for k, v in self.projections.items()})

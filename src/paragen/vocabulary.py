@@ -1,0 +1,63 @@
+"""Token vocabulary with the four special symbols every model shares."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from paragen.atomic import write_text
+
+PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+SPECIALS: tuple[str, ...] = (PAD, UNK, BOS, EOS)
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(4)
+
+
+class Vocabulary:
+    """Bidirectional token <-> id map; ids 0-3 are ``<pad> <unk> <s> </s>``."""
+
+    def __init__(self, tokens: Sequence[str]):
+        if tuple(tokens[: len(SPECIALS)]) != SPECIALS:
+            raise ValueError(f"a vocabulary must start with {SPECIALS}, got {tuple(tokens[:4])}")
+        if len(set(tokens)) != len(tokens):
+            duplicates = sorted(t for t, n in Counter(tokens).items() if n > 1)
+            raise ValueError(f"duplicate tokens in vocabulary: {duplicates[:5]}")
+        self.itos: list[str] = list(tokens)
+        self.stoi: dict[str, int] = {t: i for i, t in enumerate(self.itos)}
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def id(self, token: str) -> int:
+        return self.stoi.get(token, UNK_ID)
+
+    def encode(self, tokens: Iterable[str]) -> list[int]:
+        return [self.id(t) for t in tokens]
+
+    @classmethod
+    def build(
+        cls, corpora: Iterable[Iterable[Sequence[str]]], max_size: int | None = None, min_count: int = 1
+    ) -> "Vocabulary":
+        """Most frequent tokens first (ties broken alphabetically, so builds are reproducible)."""
+        counts: Counter[str] = Counter()
+        for corpus in corpora:
+            for sentence in corpus:
+                counts.update(sentence)
+        ranked = sorted((t for t, n in counts.items() if n >= min_count and t not in SPECIALS),
+                        key=lambda t: (-counts[t], t))
+        if max_size is not None:
+            ranked = ranked[: max(0, max_size - len(SPECIALS))]
+        return cls(list(SPECIALS) + ranked)
+
+    def save(self, path: str | Path) -> None:
+        write_text(path, "\n".join(self.itos) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Vocabulary":
+        tokens = Path(path).read_text(encoding="utf-8").split("\n")
+        if tokens and tokens[-1] == "":
+            tokens.pop()
+        return cls(tokens)
