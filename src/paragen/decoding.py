@@ -29,7 +29,7 @@ def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabular
     model.eval()
     results: list[Translation | None] = [None] * len(sources)
     batches = list(iterate_batches(sources, None, vocab, batch_size))
-    for batch in tqdm(batches, desc="decode", unit="batch", disable=not progress, leave=False):
+    for batch in tqdm(batches, desc="decode", unit="batch", disable=None if progress else True, leave=False):
         hyps = beam_search(model, batch.to(device), beam_size, max_length, length_penalty, nbest)
         for row, index in enumerate(batch.indices):
             results[index] = Translation(

@@ -144,7 +144,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         batches = list(iterate_batches(train_data.sources, train_data.targets, vocab, training.batch_size,
                                        generator))
         total_loss, total_tokens = 0.0, 0
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=not progress, leave=False)
+        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
         for batch in bar:
             optimizer.zero_grad()
             loss, tokens = model.loss(batch.to(device))

@@ -1,6 +1,8 @@
 # One rule per paragen.pipeline.Stage: thin wrappers around `paragen <command>`.
 # Rules are generated in a loop so the graph has a single owner (params.yaml ->
 # paragen.pipeline); per-step logic lives in the paragen package, not here.
+# The command travels through `params` because `shell:` bodies are evaluated
+# when the job runs, after the loop variable has moved on.
 
 for _stage in STAGES:
 
@@ -12,7 +14,8 @@ for _stage in STAGES:
         output:
             _stage.outs,
         params:
+            cmd=_stage.cmd,
             values=param_values(_stage),
         threads: _stage.threads
         shell:
-            _stage.cmd
+            "{params.cmd}"
