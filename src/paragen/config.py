@@ -139,7 +139,7 @@ class ParagenConfig(_Strict):
         "default", description="synthetic suite size: the embedded default or the paper's scale"
     )
     datasets: dict[str, SyntheticDataset]
-    vocab: VocabConfig = VocabConfig()
+    vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
     models: dict[str, ModelConfig]
     training: dict[str, TrainingConfig]
     decoding: dict[str, DecodingConfig]

@@ -1,0 +1,46 @@
+"""Shared fixtures: the repository root, the tiny configuration, and tiny models."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from paragen.config import ModelConfig, load_config
+from paragen.models import build_model
+from paragen.vocabulary import Vocabulary
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY_PARAMS = ROOT / "tests" / "fixtures" / "tiny_params.yaml"
+ARCHITECTURES = ("encdec", "rnnsearch", "copynet", "wean")
+
+
+@pytest.fixture
+def tiny_config():
+    return load_config(TINY_PARAMS)
+
+
+@pytest.fixture
+def vocab() -> Vocabulary:
+    return Vocabulary.build([[["a", "b", "c", "d", "e", "f"]]])
+
+
+def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Module:
+    torch.manual_seed(0)
+    config = ModelConfig(architecture=architecture, embedding_size=8, hidden_size=12, **overrides)
+    return build_model(config, vocab_size).eval()
+
+
+@pytest.fixture
+def workflow_dir(tmp_path: Path) -> Path:
+    """A copy of the real workflow files (Snakefile, rules, profiles) running the tiny configuration."""
+    for name in ("Snakefile", "workflow", ".dvcignore"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name)
+        else:
+            shutil.copy(source, tmp_path / name)
+    shutil.copy(TINY_PARAMS, tmp_path / "params.yaml")
+    return tmp_path

@@ -1,0 +1,72 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paragen.config import ConfigError, load_config, parse_config
+
+from conftest import ROOT, TINY_PARAMS
+
+
+def _raw() -> dict:
+    return yaml.safe_load(TINY_PARAMS.read_text())
+
+
+def test_project_params_yaml_is_valid():
+    config = load_config(ROOT / "params.yaml")
+    assert config.active_experiments() == ["syn_encdec", "syn_rnnsearch", "syn_copynet", "syn_wean"]
+    assert config.models["copynet_paper"].hidden_size == 300
+    assert config.models["copynet_paper"].embedding_size == 150
+    assert config.decoding["beam10"].beam_size == 10
+
+
+def test_paper_scale_switch_selects_paper_experiments():
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["scale"] = "paper"
+    config = parse_config(raw)
+    assert list(config.active_tables()) == ["copynet_synthetic_paper_scale"]
+    dataset = config.datasets[config.experiments[config.active_experiments()[0]].dataset]
+    assert (dataset.rules, dataset.instances_per_rule, dataset.symbols) == (200, 200, 1000)
+
+
+def test_unknown_key_is_named():
+    raw = _raw()
+    raw["models"]["copynet"]["hiden_size"] = 5
+    with pytest.raises(ConfigError, match=r"models\.copynet\.hiden_size: unknown key"):
+        parse_config(raw)
+
+
+def test_bad_value_names_key_and_allowed_values():
+    raw = _raw()
+    raw["models"]["copynet"]["cell"] = "rnn"
+    with pytest.raises(ConfigError) as error:
+        parse_config(raw)
+    assert "models.copynet.cell" in str(error.value)
+    assert "'gru'" in str(error.value) and "'lstm'" in str(error.value)
+
+
+def test_dangling_reference_lists_allowed_values():
+    raw = _raw()
+    raw["experiments"]["t_wean"]["model"] = "nope"
+    with pytest.raises(ConfigError, match=r"experiments\.t_wean\.model: unknown model 'nope'.*copynet"):
+        parse_config(raw)
+
+
+def test_bad_range_and_nbest_are_rejected():
+    raw = _raw()
+    raw["datasets"]["tiny"]["variable_length"] = [5, 2]
+    with pytest.raises(ConfigError, match="variable_length"):
+        parse_config(raw)
+    raw = _raw()
+    raw["decoding"]["beam3"]["nbest"] = 4
+    with pytest.raises(ConfigError, match="nbest"):
+        parse_config(raw)
+
+
+def test_missing_and_malformed_files(tmp_path: Path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "absent.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("suites: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)

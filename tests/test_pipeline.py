@@ -1,0 +1,36 @@
+import subprocess
+import sys
+
+from paragen.config import load_config
+from paragen.pipeline import final_outputs, render_dvc_yaml, stages
+
+from conftest import ROOT
+
+
+def test_committed_dvc_yaml_matches_params_yaml():
+    assert (ROOT / "dvc.yaml").read_text() == render_dvc_yaml(load_config(ROOT / "params.yaml"))
+    result = subprocess.run([sys.executable, "-m", "paragen.cli", "dvc-yaml", "--check"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_stage_graph_is_closed_and_acyclic(tiny_config):
+    all_stages = stages(tiny_config)
+    produced = {}
+    for stage in all_stages:
+        for dep in stage.deps:
+            assert dep in produced, f"{stage.name} needs {dep}, which no earlier stage writes"
+        for out in stage.outs:
+            assert out not in produced, f"{out} written by {produced.get(out)} and {stage.name}"
+            produced[out] = stage.name
+    assert len({s.name for s in all_stages}) == len(all_stages)
+    assert "results/REPORT.md" in final_outputs(all_stages)
+
+
+def test_hyperparameters_reach_only_their_stages(tiny_config):
+    by_param = {}
+    for stage in stages(tiny_config):
+        for key in stage.params:
+            by_param.setdefault(key, []).append(stage.name)
+    assert by_param["models.copynet"] == ["train_t_copynet"]
+    assert by_param["decoding.beam3"] == ["decode_t_encdec", "decode_t_copynet", "decode_t_wean"]

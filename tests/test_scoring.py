@@ -1,0 +1,65 @@
+import json
+
+import pytest
+
+from paragen.cli import main
+from paragen.data.corpus import CorpusError
+from paragen.metrics.exact import accuracy_by_tag, exact_match, top_k_accuracy
+from paragen.scoring import score_exact
+
+
+def test_exact_match_and_top_k():
+    refs = [["a", "b"], ["c"], ["d", "e"], ["f"]]
+    hyps = [["a", "b"], ["c", "c"], ["d", "e"], []]
+    assert exact_match(hyps, refs) == 50.0
+    nbest = [[["a", "b"]], [["c", "c"], ["c"]], [["x"], ["y"], ["d", "e"]], [[]]]
+    assert top_k_accuracy(nbest, refs, 1) == 25.0
+    assert top_k_accuracy(nbest, refs, 2) == 50.0
+    assert top_k_accuracy(nbest, refs, 3) == 75.0
+    by_tag = accuracy_by_tag(nbest, refs, ["p", "p", "q", "q"], ks=(1, 3))
+    assert by_tag["p"] == {"count": 2, "top1": 50.0, "top3": 100.0}
+    assert by_tag["q"] == {"count": 2, "top1": 0.0, "top3": 50.0}
+    assert by_tag["all"]["top3"] == 75.0
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_score_files_and_cli_json(tmp_path, capsys):
+    ref = _write(tmp_path / "ref", ["a b", "c", "d"])
+    hyp = _write(tmp_path / "hyp", ["a b", "x", "d"])
+    tags = _write(tmp_path / "tag", ["t1", "t2", "t2"])
+    nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": n}) for n in (["a b"], ["x", "c"], ["d", "q"])])
+    result = score_exact(ref_path=ref, hyp_path=hyp, nbest_path=nbest, tags_path=tags, ks=[2])
+    assert result["score"] == pytest.approx(200 / 3)
+    assert result["overall"]["top2"] == 100.0
+    assert result["by_tag"]["t2"]["top1"] == 50.0
+    out = tmp_path / "m.json"
+    code = main(["score", "--metric", "exact", "--ref", str(ref), "--hyp", str(hyp), "--json", "--out", str(out)])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed["metric"] == "exact" and printed["score"] == pytest.approx(200 / 3)
+    assert json.loads(out.read_text()) == printed
+
+
+def test_line_count_mismatch_names_files(tmp_path, capsys):
+    ref = _write(tmp_path / "ref", ["a", "b"])
+    hyp = _write(tmp_path / "hyp", ["a"])
+    with pytest.raises(CorpusError, match=r"ref has 2 lines, .*hyp has 1"):
+        score_exact(ref_path=ref, hyp_path=hyp)
+    assert main(["score", "--metric", "exact", "--ref", str(ref), "--hyp", str(hyp)]) == 2
+    assert "ref has 2 lines" in capsys.readouterr().err
+
+
+def test_bad_utf8_and_bad_nbest_are_located(tmp_path):
+    ref = tmp_path / "ref"
+    ref.write_bytes(b"ok\n\xff\xfe\n")
+    hyp = _write(tmp_path / "hyp", ["ok", "no"])
+    with pytest.raises(CorpusError, match=r"ref:2: not valid UTF-8"):
+        score_exact(ref_path=ref, hyp_path=hyp)
+    ref = _write(tmp_path / "ref2", ["a", "b"])
+    nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": ["ok"]}), "not json"])
+    with pytest.raises(CorpusError, match=r"nbest:2: expected a JSON object"):
+        score_exact(ref_path=ref, hyp_path=hyp, nbest_path=nbest)

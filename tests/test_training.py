@@ -1,0 +1,107 @@
+"""Resumption must be exact: an interrupted run ends with the weights of an uninterrupted one."""
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from paragen.config import ModelConfig, TrainingConfig
+from paragen.data.corpus import read_split
+from paragen.data.synthetic import generate, write_splits
+from paragen.training import LOG_FIELDS, load_model, train
+from paragen.vocabulary import Vocabulary
+
+from conftest import ROOT
+
+
+def _data(tmp_path: Path, tiny_config):
+    write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
+    train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")
+    return train_data, valid_data, Vocabulary.build([train_data.sources, train_data.targets])
+
+
+def _weights(path: Path) -> dict:
+    return torch.load(path, weights_only=False)["model"]
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def _run(tmp_path, name, tiny_config, data, **kwargs):
+    train_data, valid_data, vocab = data
+    training = TrainingConfig(batch_size=8, max_epochs=4, patience=10, valid_max_length=20, seed=5, threads=1)
+    model = ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16, dropout=0.3)
+    return train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
+                 vocab=vocab, run_dir=tmp_path / name, device=torch.device("cpu"), progress=False, **kwargs)
+
+
+def test_outputs_and_log(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    state = _run(tmp_path, "full", tiny_config, data)
+    run = tmp_path / "full"
+    rows = list(csv.DictReader(open(run / "train_log.csv")))
+    assert [int(r["epoch"]) for r in rows] == [1, 2, 3, 4] and tuple(rows[0]) == LOG_FIELDS
+    assert all(float(r["tokens_per_s"]) > 0 for r in rows)
+    best = torch.load(run / "best.pt", weights_only=False)
+    assert best["epoch"] == state.best_epoch
+    model, _ = load_model(run / "best.pt", torch.device("cpu"))
+    assert model.copies
+
+
+def test_interrupted_run_resumes_to_identical_weights(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "full", tiny_config, data)
+    stopped = _run(tmp_path, "resumed", tiny_config, data, stop_after_epoch=2)
+    assert stopped.epoch == 2 and not (tmp_path / "resumed" / "best.pt").exists()  # nothing published
+    _run(tmp_path, "resumed", tiny_config, data)
+    for name in ("last.pt", "best.pt"):
+        assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
+    assert (tmp_path / "full" / "train_log.csv").read_text().count("\n") == 5
+
+
+def test_changed_settings_discard_the_resume_state(tmp_path, tiny_config, caplog):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "run", tiny_config, data, stop_after_epoch=1)
+    train_data, valid_data, vocab = data
+    other = TrainingConfig(batch_size=8, max_epochs=1, patience=10, valid_max_length=20, seed=6, threads=1)
+    state = train(model_config=ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16),
+                  training=other, train_data=train_data, valid_data=valid_data, vocab=vocab,
+                  run_dir=tmp_path / "run", device=torch.device("cpu"), progress=False)
+    assert state.epoch == 1 and "trained with other settings" in caplog.text
+
+
+def test_kill_9_then_resume_matches_uninterrupted(tmp_path):
+    """The real CLI, killed with SIGKILL after its first epoch checkpoint, then run again."""
+    params = (ROOT / "tests" / "fixtures" / "tiny_params.yaml").read_text()
+    params = params.replace("max_epochs: 2, patience: 2", "max_epochs: 6, patience: 6")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cli = [sys.executable, "-m", "paragen.cli"]
+    for name in ("a", "b"):
+        work = tmp_path / name
+        work.mkdir()
+        (work / "params.yaml").write_text(params)
+        for command in (["generate", "--dataset", "tiny"], ["vocab", "--dataset", "tiny"]):
+            subprocess.run(cli + command, cwd=work, check=True, env=env, capture_output=True)
+    train_cmd = cli + ["train", "--experiment", "t_copynet", "--quiet"]
+    subprocess.run(train_cmd, cwd=tmp_path / "a", check=True, env=env, capture_output=True)
+
+    victim = subprocess.Popen(train_cmd, cwd=tmp_path / "b", env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    resume_state = tmp_path / "b" / "runs" / "t_copynet" / "resume" / "state.pt"
+    deadline = time.monotonic() + 120
+    while not resume_state.exists() and victim.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL, "training finished before it could be killed"
+    assert not (tmp_path / "b" / "runs" / "t_copynet" / "best.pt").exists()
+    subprocess.run(train_cmd, cwd=tmp_path / "b", check=True, env=env, capture_output=True)
+    for name in ("last.pt", "best.pt"):
+        assert _same(_weights(tmp_path / "a" / "runs" / "t_copynet" / name),
+                     _weights(tmp_path / "b" / "runs" / "t_copynet" / name))
