@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
@@ -105,16 +106,26 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from paragen.scoring import score_exact
+    from paragen.scoring import ScoreRequest, score
 
-    result = score_exact(ref_path=args.ref, hyp_path=args.hyp, nbest_path=args.nbest, tags_path=args.tags,
-                         ks=args.topk)
+    request = ScoreRequest(
+        metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
+        tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
+        rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, topk=args.topk, compare=args.compare,
+        bootstrap_samples=args.bootstrap, seed=args.seed)
+    result = score(request)
     if args.out:
         write_json(args.out, result)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
-    else:
-        print(f"{result['metric']}: {result['score']:.2f} ({result['count']} sentences)")
+        return
+    value = result["score"]
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
+    print(f"{result['metric']}: {shown}")
+    if "bootstrap" in result:
+        test = result["bootstrap"]
+        print(f"paired bootstrap ({test['samples']} samples): {test['system_b']} {test['score_b']:.2f} vs "
+              f"{test['system_a']} {test['score_a']:.2f}, p = {test['p_value']:.4f}")
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -127,6 +138,36 @@ def cmd_index(args: argparse.Namespace) -> None:
     from paragen.report.index import write_index
 
     write_index(_config(args))
+
+
+def cmd_oddgen(args: argparse.Namespace) -> None:
+    from paragen.metrics.oddgen import odd_generation
+    from paragen.report.figures import plot_odd_generation
+
+    references = [line.split() for line in read_lines(args.ref)]
+    counts = {}
+    for item in args.system:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ConfigError(f"--system {item!r}: expected NAME=FILE")
+        outputs = [line.split() for line in read_lines(path)]
+        if len(outputs) != len(references):
+            raise CorpusError(f"line counts differ: {path} has {len(outputs)} lines, {args.ref} has {len(references)}")
+        counts[name] = odd_generation(outputs, references).as_dict()
+    write_json(f"{args.out}.json", counts)
+    plot_odd_generation(counts, f"{args.out}.png", args.title)
+    for name, row in counts.items():
+        print(f"{name}: {row['sentences_with_repeats']} sentences with repeats, {row['sentences_short']} shorter "
+              f"than the gold (of {row['sentences']})")
+
+
+def cmd_published_outputs(args: argparse.Namespace) -> None:
+    from paragen.report.published import write_published_outputs
+
+    rows = write_published_outputs(args.mirror)
+    failed = [r for r in rows if not r.reproduced]
+    print(f"{len(rows) - len(failed)} of {len(rows)} published values reproduced; table: "
+          "results/tables/published_outputs.{md,csv}")
 
 
 def cmd_dvc_yaml(args: argparse.Namespace) -> None:
@@ -164,18 +205,40 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--experiment", required=True)
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p = add("score", cmd_score, "score hypotheses against references", params=False)
-    p.add_argument("--metric", required=True, choices=["exact"])
-    p.add_argument("--ref", required=True, help="reference file, one tokenised sentence per line")
-    p.add_argument("--hyp", required=True, help="hypothesis file, one sentence per line")
-    p.add_argument("--nbest", help="n-best JSONL from `paragen decode`, for top-k accuracy")
-    p.add_argument("--tags", help="one tag per line (e.g. rule type): scores are also given per tag")
+    p = add("score", cmd_score, "score a system output against references", params=False)
+    p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
+    p.add_argument("--src", help="source file (needed by sari)")
+    p.add_argument("--ref", required=True, action="append", help="reference file; repeat for several references")
+    p.add_argument("--hyp", required=True, help="system output, one sentence per line")
+    p.add_argument("--lowercase", action="store_true", help="lowercase before scoring (bleu, sari)")
+    p.add_argument("--tokenize", default="13a", help="sacrebleu tokenizer for bleu (default 13a; none, zh, intl)")
+    p.add_argument("--sari-mode", default="legacy", choices=["legacy", "easse"],
+                   help="legacy: the published Turk-test SARI (Joshua STAR); easse: EASSE's current default")
+    p.add_argument("--rouge-unit", default="word", choices=["word", "char"],
+                   help="word: rouge-score's English tokenizer; char: one token per character (Chinese)")
+    p.add_argument("--stem", action="store_true", help="Porter-stem words for rouge (ROUGE-1.5.5 -m)")
+    p.add_argument("--rouge-perl", action="store_true", help="use the Perl ROUGE-1.5.5 in $ROUGE_HOME")
+    p.add_argument("--nbest", help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
+    p.add_argument("--tags", help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
     p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
+    p.add_argument("--compare", help="a second system's output: paired bootstrap test of --hyp against it")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
     p.add_argument("--out", help="also write the result as JSON to this file")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True)
     add("index", cmd_index, "write results/REPORT.md indexing every table and figure")
+    p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
+            params=False)
+    p.add_argument("--ref", required=True, help="gold headlines, one per line")
+    p.add_argument("--system", required=True, action="append", help="NAME=FILE; repeat for each system")
+    p.add_argument("--out", required=True, help="output stem: writes STEM.json and STEM.png")
+    p.add_argument("--title", default="odd generation")
+    p = add("published-outputs", cmd_published_outputs,
+            "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
+    p.add_argument("--mirror", default=os.environ.get("PARAGEN_MIRROR", "../shared/data"),
+                   help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
     p.add_argument("--output", default="dvc.yaml")
     p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
@@ -188,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         args.handler(args)
-    except (ConfigError, CorpusError, FileNotFoundError) as error:
+    except (ConfigError, CorpusError, FileNotFoundError, ValueError) as error:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -1,18 +1,68 @@
-"""File-level scoring behind ``paragen score``: reads system outputs, returns a JSON-ready result."""
+"""File-level scoring behind ``paragen score``: read system outputs, return JSON-ready results.
+
+Every metric reads the same arguments (source, one or more reference files, hypothesis file),
+checks that line counts agree (naming the files and counts when they do not), and may compare a
+second system with paired bootstrap resampling.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from paragen.data.corpus import CorpusError, read_lines
+from paragen.metrics.bootstrap import paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
 
+METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
 
-def _aligned(path_a: str | Path, lines_a: list[str], path_b: str | Path, lines_b: list[str]) -> None:
+
+@dataclass
+class ScoreRequest:
+    """Everything ``paragen score`` was asked; paths are strings as given on the command line."""
+
+    metric: str
+    hyp: str
+    refs: list[str]
+    src: str | None = None
+    lowercase: bool = False
+    tokenize: str = "13a"
+    sari_mode: str = "legacy"
+    rouge_unit: str = "word"
+    stem: bool = False
+    rouge_perl: bool = False
+    nbest: str | None = None
+    tags: str | None = None
+    topk: list[int] = field(default_factory=lambda: [1])
+    compare: str | None = None
+    bootstrap_samples: int = 1000
+    seed: int = 12345
+
+
+def _aligned(path_a: str | Path, lines_a: Sequence[Any], path_b: str | Path, lines_b: Sequence[Any]) -> None:
     if len(lines_a) != len(lines_b):
         raise CorpusError(f"line counts differ: {path_a} has {len(lines_a)} lines, {path_b} has {len(lines_b)}")
+
+
+def _read_references(request: ScoreRequest, hyp_lines: list[str]) -> list[list[str]]:
+    if not request.refs:
+        raise CorpusError("at least one --ref file is needed")
+    sets = [read_lines(path) for path in request.refs]
+    for path, lines in zip(request.refs, sets):
+        _aligned(request.hyp, hyp_lines, path, lines)
+    return sets
+
+
+def _read_source(request: ScoreRequest, hyp_lines: list[str]) -> list[str]:
+    if request.src is None:
+        raise CorpusError(f"--src is required for {request.metric}")
+    lines = read_lines(request.src)
+    _aligned(request.src, lines, request.hyp, hyp_lines)
+    return lines
 
 
 def read_nbest(path: str | Path) -> list[list[str]]:
@@ -20,8 +70,7 @@ def read_nbest(path: str | Path) -> list[list[str]]:
     lists = []
     for number, line in enumerate(read_lines(path), start=1):
         try:
-            entry = json.loads(line)
-            hyps = entry["nbest"]
+            hyps = json.loads(line)["nbest"]
         except (json.JSONDecodeError, KeyError, TypeError):
             raise CorpusError(f"{path}:{number}: expected a JSON object with an \"nbest\" list") from None
         if not isinstance(hyps, list) or not all(isinstance(h, str) for h in hyps):
@@ -30,22 +79,109 @@ def read_nbest(path: str | Path) -> list[list[str]]:
     return lists
 
 
+# Each scorer returns (result dict, statistics function for bootstrap or None).
+Stats = Callable[[list[str]], np.ndarray]
+Scorer = Callable[[ScoreRequest, list[str]], tuple[dict[str, Any], Stats | None, Callable[[np.ndarray], float] | None]]
+
+
+def _bleu(request: ScoreRequest, hyps: list[str]):
+    from paragen.metrics import bleu
+
+    refs = _read_references(request, hyps)
+    result = bleu.corpus_bleu(hyps, refs, request.lowercase, request.tokenize)
+    metric = bleu.bleu_metric(request.lowercase, request.tokenize)
+    stats = lambda h: bleu.sentence_statistics(h, refs, request.lowercase, request.tokenize)[0]  # noqa: E731
+    return ({"score": result.score, "signature": result.signature, "references": len(refs)}, stats,
+            lambda rows: bleu.score_from_statistics(metric, rows.sum(axis=0)))
+
+
+def _sari(request: ScoreRequest, hyps: list[str]):
+    from paragen.metrics import sari
+
+    refs = _read_references(request, hyps)
+    sources = _read_source(request, hyps)
+    if request.lowercase:
+        sources, hyps, refs = [s.lower() for s in sources], [h.lower() for h in hyps], \
+            [[r.lower() for r in ref_set] for ref_set in refs]
+    per_sentence = sari.all_statistics(sources, hyps, refs, request.sari_mode)
+    result = sari.score_from_statistics(per_sentence.sum(axis=0), request.sari_mode)
+    stats = lambda h: sari.all_statistics(sources, [x.lower() if request.lowercase else x for x in h], refs,  # noqa: E731
+                                          request.sari_mode)
+    return ({"score": result.sari, "add": result.add, "keep": result.keep, "delete": result.delete,
+             "mode": result.mode, "references": len(refs)}, stats,
+            lambda rows: sari.score_from_statistics(rows.sum(axis=0), request.sari_mode).sari)
+
+
+def _rouge(request: ScoreRequest, hyps: list[str]):
+    from paragen.metrics import rouge
+
+    refs = _read_references(request, hyps)
+    if len(refs) != 1:
+        raise CorpusError(f"rouge takes exactly one --ref, got {len(refs)}")
+    if request.rouge_perl:
+        result = rouge.perl_rouge(hyps, refs[0])
+        return {"score": result.as_dict(), "implementation": "ROUGE-1.5.5 (perl)"}, None, None
+    per_sentence = rouge.sentence_f1(hyps, refs[0], request.rouge_unit, request.stem)
+    means = per_sentence.mean(axis=0) if len(hyps) else np.zeros(3)
+    score = dict(zip(rouge.ROUGE_TYPES, map(float, means)))
+    stats = lambda h: rouge.sentence_f1(h, refs[0], request.rouge_unit, request.stem)  # noqa: E731
+    return ({"score": score, "unit": request.rouge_unit, "stemmed": request.stem,
+             "implementation": "rouge-score", "bootstrap_on": "rouge2"}, stats,
+            lambda rows: float(rows[:, 1].mean()))
+
+
+def _exact(request: ScoreRequest, hyps: list[str]):
+    refs = _read_references(request, hyps)[0]
+    nbest = [[h] for h in hyps]
+    ks = [1]
+    if request.nbest is not None:
+        nbest = read_nbest(request.nbest)
+        _aligned(request.refs[0], refs, request.nbest, nbest)
+        for number, (first, hyp) in enumerate(zip(nbest, hyps), start=1):
+            if first and first[0] != hyp:
+                raise CorpusError(f"{request.nbest}:{number}: first hypothesis differs from line {number} "
+                                  f"of {request.hyp}")
+        ks = sorted(set(request.topk) | {1})
+    tags = read_lines(request.tags) if request.tags is not None else ["all"] * len(refs)
+    _aligned(request.refs[0], refs, request.tags or request.refs[0], tags)
+    by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)
+    overall = by_tag.pop("all")
+    stats = lambda h: np.array([[float(a.split() == b.split())] for a, b in zip(h, refs)])  # noqa: E731
+    return ({"score": overall["top1"], "count": overall["count"], "overall": overall, "by_tag": by_tag}, stats,
+            lambda rows: 100.0 * float(rows.mean()))
+
+
+def _oddgen(request: ScoreRequest, hyps: list[str]):
+    from paragen.metrics.oddgen import odd_generation
+
+    refs = _read_references(request, hyps)[0]
+    counts = odd_generation([h.split() for h in hyps], [r.split() for r in refs]).as_dict()
+    return {"score": counts}, None, None
+
+
+SCORERS: dict[str, Scorer] = {"bleu": _bleu, "sari": _sari, "rouge": _rouge, "exact": _exact, "oddgen": _oddgen}
+
+
+def score(request: ScoreRequest) -> dict[str, Any]:
+    """Score ``request.hyp``; with ``request.compare`` also test it against that second system."""
+    if request.metric not in SCORERS:
+        raise ValueError(f"unknown metric {request.metric!r}; allowed values: {', '.join(METRICS)}")
+    hyps = read_lines(request.hyp)
+    details, stats, corpus_score = SCORERS[request.metric](request, hyps)
+    result = {"metric": request.metric, **details, "hyp": request.hyp, "refs": request.refs}
+    if request.compare is not None:
+        if stats is None or corpus_score is None:
+            raise CorpusError(f"paired bootstrap is not defined for {request.metric}")
+        other = read_lines(request.compare)
+        _aligned(request.hyp, hyps, request.compare, other)
+        test = paired_bootstrap(stats(other), stats(hyps), corpus_score, request.bootstrap_samples, request.seed)
+        result["bootstrap"] = {"system_a": request.compare, "system_b": request.hyp, **test.as_dict()}
+    return result
+
+
 def score_exact(*, ref_path: str | Path, hyp_path: str | Path, nbest_path: str | Path | None = None,
                 tags_path: str | Path | None = None, ks: Sequence[int] = (1,)) -> dict[str, Any]:
     """Exact-match (and top-k, given an n-best file) accuracy in percent, overall and per tag."""
-    refs, hyps = read_lines(ref_path), read_lines(hyp_path)
-    _aligned(ref_path, refs, hyp_path, hyps)
-    nbest = [[h] for h in hyps]
-    if nbest_path is not None:
-        nbest = read_nbest(nbest_path)
-        _aligned(ref_path, refs, nbest_path, nbest)
-        for number, (first, hyp) in enumerate(zip(nbest, hyps), start=1):
-            if first and first[0] != hyp:
-                raise CorpusError(f"{nbest_path}:{number}: first hypothesis differs from line {number} of {hyp_path}")
-    tags = read_lines(tags_path) if tags_path is not None else ["all"] * len(refs)
-    _aligned(ref_path, refs, tags_path or ref_path, tags)
-    ks = sorted(set(ks) | {1}) if nbest_path is not None else [1]
-    by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)
-    overall = by_tag.pop("all")
-    return {"metric": "exact", "score": overall["top1"], "count": overall["count"], "overall": overall,
-            "by_tag": by_tag, "ref": str(ref_path), "hyp": str(hyp_path)}
+    return score(ScoreRequest("exact", str(hyp_path), [str(ref_path)], nbest=None if nbest_path is None
+                              else str(nbest_path), tags=None if tags_path is None else str(tags_path),
+                              topk=list(ks)))

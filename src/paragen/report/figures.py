@@ -68,3 +68,23 @@ def plot_copy_heatmap(trace: dict[str, Any], path: str | Path, title: str) -> No
     bottom.set_xlabel("decoded output")
     fig.colorbar(image, ax=[top, bottom], fraction=0.03, label="probability")
     _save(fig, path)
+
+
+def plot_odd_generation(counts: dict[str, dict[str, int]], path: str | Path, title: str) -> None:
+    """Sentences with repeated tokens / with missing length, per system (in the manner of SPM Figure 2)."""
+    import numpy as np
+
+    systems = list(counts)
+    kinds = (("sentences_with_repeats", "repeating phrases"), ("sentences_short", "lack of important phrases"))
+    x = np.arange(len(kinds))
+    width = 0.8 / max(len(systems), 1)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, system in enumerate(systems):
+        values = [counts[system][key] for key, _ in kinds]
+        bars = ax.bar(x + (i - (len(systems) - 1) / 2) * width, values, width, label=system)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(x, [label for _, label in kinds])
+    ax.set_ylabel("number of sentences")
+    ax.set_title(title, fontsize=10)
+    ax.legend()
+    _save(fig, path)
