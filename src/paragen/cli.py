@@ -112,7 +112,7 @@ def cmd_score(args: argparse.Namespace) -> None:
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
         tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
         rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, topk=args.topk, compare=args.compare,
-        bootstrap_samples=args.bootstrap, seed=args.seed)
+        bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe)
     result = score(request)
     if args.out:
         write_json(args.out, result)
@@ -211,6 +211,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ref", required=True, action="append", help="reference file; repeat for several references")
     p.add_argument("--hyp", required=True, help="system output, one sentence per line")
     p.add_argument("--lowercase", action="store_true", help="lowercase before scoring (bleu, sari)")
+    p.add_argument("--remove-bpe", action="store_true", help="restore subword-nmt BPE (\"@@ \") in every file first")
     p.add_argument("--tokenize", default="13a", help="sacrebleu tokenizer for bleu (default 13a; none, zh, intl)")
     p.add_argument("--sari-mode", default="legacy", choices=["legacy", "easse"],
                    help="legacy: the published Turk-test SARI (Joshua STAR); easse: EASSE's current default")

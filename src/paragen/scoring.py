@@ -41,6 +41,17 @@ class ScoreRequest:
     compare: str | None = None
     bootstrap_samples: int = 1000
     seed: int = 12345
+    remove_bpe: bool = False
+
+
+def restore_bpe(line: str) -> str:
+    """Undo subword-nmt segmentation ("head@@ line" -> "headline") before scoring words."""
+    return (line + " ").replace("@@ ", "").rstrip() if "@@" in line else line
+
+
+def _read_text(path: str, request: ScoreRequest) -> list[str]:
+    lines = read_lines(path)
+    return [restore_bpe(line) for line in lines] if request.remove_bpe else lines
 
 
 def _aligned(path_a: str | Path, lines_a: Sequence[Any], path_b: str | Path, lines_b: Sequence[Any]) -> None:
@@ -51,7 +62,7 @@ def _aligned(path_a: str | Path, lines_a: Sequence[Any], path_b: str | Path, lin
 def _read_references(request: ScoreRequest, hyp_lines: list[str]) -> list[list[str]]:
     if not request.refs:
         raise CorpusError("at least one --ref file is needed")
-    sets = [read_lines(path) for path in request.refs]
+    sets = [_read_text(path, request) for path in request.refs]
     for path, lines in zip(request.refs, sets):
         _aligned(request.hyp, hyp_lines, path, lines)
     return sets
@@ -60,7 +71,7 @@ def _read_references(request: ScoreRequest, hyp_lines: list[str]) -> list[list[s
 def _read_source(request: ScoreRequest, hyp_lines: list[str]) -> list[str]:
     if request.src is None:
         raise CorpusError(f"--src is required for {request.metric}")
-    lines = read_lines(request.src)
+    lines = _read_text(request.src, request)
     _aligned(request.src, lines, request.hyp, hyp_lines)
     return lines
 
@@ -166,13 +177,13 @@ def score(request: ScoreRequest) -> dict[str, Any]:
     """Score ``request.hyp``; with ``request.compare`` also test it against that second system."""
     if request.metric not in SCORERS:
         raise ValueError(f"unknown metric {request.metric!r}; allowed values: {', '.join(METRICS)}")
-    hyps = read_lines(request.hyp)
+    hyps = _read_text(request.hyp, request)
     details, stats, corpus_score = SCORERS[request.metric](request, hyps)
     result = {"metric": request.metric, **details, "hyp": request.hyp, "refs": request.refs}
     if request.compare is not None:
         if stats is None or corpus_score is None:
             raise CorpusError(f"paired bootstrap is not defined for {request.metric}")
-        other = read_lines(request.compare)
+        other = _read_text(request.compare, request)
         _aligned(request.hyp, hyps, request.compare, other)
         test = paired_bootstrap(stats(other), stats(hyps), corpus_score, request.bootstrap_samples, request.seed)
         result["bootstrap"] = {"system_a": request.compare, "system_b": request.hyp, **test.as_dict()}
