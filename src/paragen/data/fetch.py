@@ -1,0 +1,227 @@
+"""Downloading dataset files: mirrors first, resumable HTTP, verification, safe extraction.
+
+Design (DESIGN.md principle 6):
+
+- a file is looked for in each mirror first (a local directory such as ``../shared/data`` or a
+  base URL), then at its upstream URLs;
+- HTTP downloads go to ``<file>.part`` and resume with a ``Range`` request after a broken
+  transfer (the ``.part`` file survives an interrupted run, so a re-run resumes too);
+- the finished file is verified (sha256, or the git blob id where that is all that is published)
+  before it is renamed into place; a mismatch deletes the download and names the source and both
+  digests, so nothing half-written or wrong is ever left under its final name;
+- archives are extracted member by member after checking that no member escapes the target
+  directory (absolute paths, ``..``, links pointing outside, device files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import logging
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Sequence
+
+from tqdm.auto import tqdm
+
+log = logging.getLogger(__name__)
+CHUNK = 1 << 16
+
+
+class FetchError(RuntimeError):
+    """A file could not be obtained, or what was obtained is not what was expected."""
+
+
+class HashMismatch(FetchError):
+    pass
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a downloaded file must hash to; either digest may be unknown."""
+
+    sha256: str | None = None
+    git_blob: str | None = None  # sha1 of "blob <size>\\0" + content, as GitHub lists files
+
+
+def digests(path: Path) -> tuple[str, str]:
+    """(sha256, git blob id) of a file, in one pass."""
+    sha256 = hashlib.sha256()
+    blob = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(CHUNK), b""):
+            sha256.update(chunk)
+            blob.update(chunk)
+    return sha256.hexdigest(), blob.hexdigest()
+
+
+def verify(path: Path, expected: Expected, source: str) -> None:
+    if expected.sha256 is None and expected.git_blob is None:
+        return
+    sha256, blob = digests(path)
+    if expected.sha256 is not None and sha256 != expected.sha256:
+        raise HashMismatch(f"{source}: sha256 mismatch: expected {expected.sha256}, got {sha256}")
+    if expected.git_blob is not None and blob != expected.git_blob:
+        raise HashMismatch(f"{source}: git blob id mismatch: expected {expected.git_blob}, got {blob}")
+
+
+def _part_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".part")
+
+
+def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60.0, progress: bool = True) -> Path:
+    """Download ``url`` into ``dest.part``, resuming what is already there; returns the part file.
+
+    A transfer that breaks off is resumed with a ``Range`` request up to ``retries`` times.
+    """
+    part = _part_path(dest)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    last_error: Exception | None = None
+    for _attempt in range(retries + 1):
+        offset = part.stat().st_size if part.exists() else 0
+        request = urllib.request.Request(url, headers={"Range": f"bytes={offset}-"} if offset else {})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                if offset and response.status != 206:
+                    offset = 0  # the server ignored the range: start over
+                length = response.headers.get("Content-Length")
+                total = offset + int(length) if length is not None else None
+                with open(part, "ab" if offset else "wb") as handle, tqdm(
+                        total=total, initial=offset, unit="B", unit_scale=True, desc=dest.name,
+                        disable=None if progress else True, leave=False) as bar:
+                    for chunk in iter(lambda: response.read(CHUNK), b""):
+                        handle.write(chunk)
+                        bar.update(len(chunk))
+            size = part.stat().st_size
+            if total is not None and size < total:
+                raise http.client.IncompleteRead(b"", total - size)
+            return part
+        except urllib.error.HTTPError as error:
+            if error.code == 416 and part.exists():  # range past the end: the part file is complete
+                return part
+            raise FetchError(f"{url}: HTTP {error.code} {error.reason}") from None
+        except (http.client.IncompleteRead, ConnectionError, TimeoutError, urllib.error.URLError) as error:
+            last_error = error
+            log.warning("%s: transfer interrupted at %d bytes (%s); resuming", url,
+                        part.stat().st_size if part.exists() else 0, error)
+    raise FetchError(f"{url}: download failed after {retries + 1} attempts: {last_error}")
+
+
+def _from_local_mirror(source: Path, dest: Path) -> Path | None:
+    """Copy a mirrored file to ``dest.part``; None when the mirror does not have it."""
+    if not source.is_file():
+        return None
+    part = _part_path(dest)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, part)
+    return part
+
+
+def fetch_file(dest: Path, expected: Expected, urls: Sequence[str], mirrors: Sequence[str] = (),
+               mirror_path: str | None = None, progress: bool = True) -> str:
+    """Obtain ``dest`` from the first source that has it with the right digest; returns that source.
+
+    Sources are tried in order: each mirror (local directory or base URL, joined with
+    ``mirror_path``), then ``urls``. A source whose file has the wrong digest is reported and
+    skipped; if no source works the error lists every attempt.
+    """
+    dest = Path(dest)
+    candidates: list[tuple[str, str]] = []
+    for mirror in mirrors:
+        if mirror_path is None:
+            continue
+        if "://" in mirror:
+            candidates.append(("url", mirror.rstrip("/") + "/" + mirror_path))
+        else:
+            candidates.append(("dir", str(Path(mirror) / mirror_path)))
+    candidates += [("url", url) for url in urls]
+    if not candidates:
+        raise FetchError(f"{dest.name}: no source known (no URL and no mirror copy)")
+    failures = []
+    for kind, source in candidates:
+        try:
+            if kind == "dir":
+                part = _from_local_mirror(Path(source), dest)
+                if part is None:
+                    failures.append(f"{source}: not in the mirror")
+                    continue
+            else:
+                part = http_download(source, dest, progress=progress)
+            try:
+                verify(part, expected, source)
+            except HashMismatch:
+                part.unlink(missing_ok=True)
+                raise
+            part.replace(dest)
+            return source
+        except FetchError as error:
+            failures.append(str(error))
+            log.warning("%s", error)
+    raise FetchError(f"{dest.name}: no source worked:\n  " + "\n  ".join(failures))
+
+
+def _inside(target: Path, name: str) -> bool:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts:
+        return False
+    resolved = (target / path).resolve()
+    return resolved == target.resolve() or target.resolve() in resolved.parents
+
+
+def _check_tar(archive: Path, tar: tarfile.TarFile, target: Path) -> None:
+    for member in tar.getmembers():
+        if not _inside(target, member.name):
+            raise FetchError(f"{archive}: member {member.name!r} would be written outside {target}")
+        if member.issym() or member.islnk():
+            base = PurePosixPath(member.name).parent if member.issym() else PurePosixPath(".")
+            if PurePosixPath(member.linkname).is_absolute() or not _inside(target, str(base / member.linkname)):
+                raise FetchError(f"{archive}: link {member.name!r} -> {member.linkname!r} leaves {target}")
+        elif not (member.isfile() or member.isdir()):
+            raise FetchError(f"{archive}: member {member.name!r} is a device or pipe; refusing to extract")
+
+
+def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
+    """Extract a tar (any compression) or zip archive into ``target`` after checking every member.
+
+    Extraction goes to a temporary directory beside ``target`` that is renamed into place, so
+    a corrupted archive never leaves a partial tree. Returns the extracted member names.
+    """
+    archive, target = Path(archive), Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        try:
+            if tarfile.is_tarfile(archive):
+                with tarfile.open(archive) as tar:
+                    _check_tar(archive, tar, staging)
+                    tar.extractall(staging, filter="data")
+                    names = tar.getnames()
+            elif zipfile.is_zipfile(archive):
+                with zipfile.ZipFile(archive) as zf:
+                    for info in zf.infolist():
+                        if not _inside(staging, info.filename):
+                            raise FetchError(f"{archive}: member {info.filename!r} would be written outside {target}")
+                        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                            raise FetchError(f"{archive}: member {info.filename!r} is a symbolic link; refusing")
+                    bad = zf.testzip()
+                    if bad is not None:
+                        raise FetchError(f"{archive}: member {bad!r} is corrupted (CRC mismatch)")
+                    zf.extractall(staging)
+                    names = zf.namelist()
+            else:
+                raise FetchError(f"{archive}: not a tar or zip archive (truncated or corrupted download?)")
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as error:
+            raise FetchError(f"{archive}: corrupted archive: {error}") from None
+        if target.exists():
+            shutil.rmtree(target)
+        staging.replace(target)
+        return names
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
