@@ -18,6 +18,7 @@ from paragen import pipeline
 from paragen.atomic import atomic_open, write_json
 from paragen.config import ConfigError, ParagenConfig, load_config
 from paragen.data.corpus import CorpusError, read_lines, read_split
+from paragen.data.fetch import FetchError
 
 log = logging.getLogger("paragen")
 
@@ -140,6 +141,25 @@ def cmd_index(args: argparse.Namespace) -> None:
     write_index(_config(args))
 
 
+def cmd_fetch(args: argparse.Namespace) -> None:
+    from paragen.data.registry import load_registry, fetch_dataset
+
+    names = sorted(load_registry()) if args.dataset == ["all"] else args.dataset
+    failures = []
+    for name in names:
+        try:
+            marker = fetch_dataset(name, args.mirror, "eval" if args.eval_only else "all", args.root,
+                                   progress=not args.quiet)
+            print(f"{name}: complete ({marker})")
+        except FetchError as error:
+            if not args.keep_going:
+                raise
+            failures.append(name)
+            print(f"{name}: incomplete: {error}", file=sys.stderr)
+    if failures:
+        raise FetchError(f"incomplete datasets: {', '.join(failures)} (see above)")
+
+
 def cmd_oddgen(args: argparse.Namespace) -> None:
     from paragen.metrics.oddgen import odd_generation
     from paragen.report.figures import plot_odd_generation
@@ -230,6 +250,14 @@ def _parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True)
     add("index", cmd_index, "write results/REPORT.md indexing every table and figure")
+    p = add("fetch", cmd_fetch, "download (or copy from a mirror) and verify a dataset's files", params=False)
+    p.add_argument("dataset", nargs="+", help="dataset name(s) from the registry, or 'all'")
+    p.add_argument("--mirror", action="append", default=[],
+                   help="local directory or base URL tried before upstream; repeatable (e.g. ../shared/data)")
+    p.add_argument("--eval-only", action="store_true", help="only validation/test/reference files")
+    p.add_argument("--root", default="data/raw", help="where datasets go (default data/raw)")
+    p.add_argument("--keep-going", action="store_true", help="continue with the next dataset after a failure")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
             params=False)
     p.add_argument("--ref", required=True, help="gold headlines, one per line")
@@ -252,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         args.handler(args)
-    except (ConfigError, CorpusError, FileNotFoundError, ValueError) as error:
+    except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError) as error:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -1,0 +1,118 @@
+"""The dataset registry (``sources.yaml``) and ``paragen fetch``.
+
+Every real dataset of the four papers has one entry: upstream URLs, digests, licence, citation,
+the papers' expected counts and, where a file cannot be downloaded (LCSTS needs a licence
+application; the Gigaword release sits behind an interactive link), exactly where to place it.
+Files land in ``data/raw/<dataset>/``; a completion marker is written last, atomically.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from paragen.atomic import write_json
+from paragen.data.fetch import Expected, FetchError, fetch_file, verify
+
+log = logging.getLogger(__name__)
+Scope = Literal["all", "eval"]
+
+
+class SourceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(description="destination, relative to data/raw/<dataset>/")
+    urls: list[str] = Field(default_factory=list)
+    mirror: str | None = Field(None, description="path inside a local mirror laid out like ../shared/data")
+    sha256: str | None = None
+    git_blob: str | None = None
+    lines: int | None = Field(None, description="expected line count")
+    split: Literal["train", "eval"] = "eval"
+
+    @property
+    def expected(self) -> Expected:
+        return Expected(self.sha256, self.git_blob)
+
+    @property
+    def manual(self) -> bool:
+        return not self.urls and self.mirror is None
+
+
+class DatasetSource(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str
+    citation: str
+    licence: str
+    homepage: str
+    manual: str | None = Field(None, description="instructions for files that must be placed by hand")
+    expected: dict[str, int] = Field(default_factory=dict, description="the papers' counts")
+    files: list[SourceFile]
+
+
+class ManualPlacementRequired(FetchError):
+    """Some files can only be placed by hand; the message says which and where."""
+
+
+def load_registry() -> dict[str, DatasetSource]:
+    text = resources.files("paragen.data").joinpath("sources.yaml").read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)["datasets"]
+    return {name: DatasetSource.model_validate(entry) for name, entry in raw.items()}
+
+
+def dataset_source(name: str) -> DatasetSource:
+    registry = load_registry()
+    if name not in registry:
+        raise FetchError(f"unknown dataset {name!r}; allowed values: {', '.join(sorted(registry))}")
+    return registry[name]
+
+
+def raw_dir(name: str, root: str | Path = "data/raw") -> Path:
+    return Path(root) / name
+
+
+def marker_path(name: str, scope: Scope, root: str | Path = "data/raw") -> Path:
+    return raw_dir(name, root) / f".complete-{scope}.json"
+
+
+def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str | Path = "data/raw",
+                  progress: bool = True) -> Path:
+    """Fetch every file of ``name`` in ``scope``; returns the completion marker's path.
+
+    Files already present and verified are kept. Files that only a person can provide are
+    checked last: if any is missing the error names each path and repeats the dataset's
+    instructions, after everything downloadable has been fetched.
+    """
+    source = dataset_source(name)
+    directory = raw_dir(name, root)
+    marker = marker_path(name, scope, root)
+    wanted = [f for f in source.files if scope == "all" or f.split == "eval"]
+    missing_manual = []
+    obtained = {}
+    for file in wanted:
+        dest = directory / file.path
+        if dest.exists():
+            try:
+                verify(dest, file.expected, str(dest))
+                obtained[file.path] = "present"
+                continue
+            except FetchError:
+                log.warning("%s: present but its digest is wrong; fetching again", dest)
+                dest.unlink()
+        if file.manual:
+            missing_manual.append(dest)
+            continue
+        obtained[file.path] = fetch_file(dest, file.expected, file.urls, mirrors, file.mirror, progress=progress)
+        log.info("%s: %s", dest, obtained[file.path])
+    if missing_manual:
+        marker.unlink(missing_ok=True)
+        raise ManualPlacementRequired(
+            f"{name}: {len(missing_manual)} file(s) must be placed by hand:\n  "
+            + "\n  ".join(str(p) for p in missing_manual) + f"\n{source.manual or ''}")
+    write_json(marker, {"dataset": name, "scope": scope, "files": obtained})
+    return marker

@@ -1,0 +1,81 @@
+"""The dataset registry and `paragen fetch` against a loopback server and the local mirror."""
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from paragen.cli import main
+from paragen.data import registry
+from paragen.data.registry import DatasetSource, ManualPlacementRequired, fetch_dataset, load_registry
+
+from conftest import ROOT
+from loopback import Server
+
+MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
+
+
+def test_every_dataset_is_documented_and_every_file_verifiable():
+    sources = load_registry()
+    assert {"turkcorpus", "asset", "pwkp", "wikilarge", "ew_sew", "lcsts", "gigaword", "ppdb",
+            "dress_outputs"} <= set(sources)
+    for name, source in sources.items():
+        assert source.licence and source.citation and source.expected, name
+        for file in source.files:
+            assert file.manual or file.sha256 or file.git_blob, f"{name}/{file.path} has no digest"
+        if any(f.manual for f in source.files):
+            assert source.manual, f"{name} needs placement instructions"
+    assert sources["pwkp"].expected == {"train": 89042, "valid": 205, "test": 100}
+    assert sources["lcsts"].expected["test"] == 725 and sources["wikilarge"].expected["train"] == 296402
+
+
+@pytest.fixture
+def fake_registry(monkeypatch):
+    server = Server()
+    body = b"line one\nline two\n"
+    server.files["/set/a.txt"] = body
+    source = DatasetSource.model_validate({
+        "title": "t", "citation": "c", "licence": "l", "homepage": "h", "manual": "Apply at EXAMPLE.",
+        "expected": {"test": 2},
+        "files": [
+            {"path": "a.txt", "urls": [server.url + "/set/a.txt"], "sha256": hashlib.sha256(body).hexdigest(),
+             "split": "eval"},
+            {"path": "train.txt", "urls": [], "split": "train"},
+        ]})
+    monkeypatch.setattr(registry, "load_registry", lambda: {"toy": source})
+    yield server
+    server.close()
+
+
+def test_fetch_eval_scope_downloads_and_marks_completion(fake_registry, tmp_path):
+    marker = fetch_dataset("toy", [], "eval", tmp_path, progress=False)
+    assert (tmp_path / "toy" / "a.txt").read_text() == "line one\nline two\n"
+    assert marker.exists() and marker.name == ".complete-eval.json"
+    fetch_dataset("toy", [], "eval", tmp_path, progress=False)  # verified copy kept: no second request
+    assert len(fake_registry.requests) == 1
+
+
+def test_manual_files_are_named_with_instructions(fake_registry, tmp_path):
+    with pytest.raises(ManualPlacementRequired) as error:
+        fetch_dataset("toy", [], "all", tmp_path, progress=False)
+    assert str(tmp_path / "toy" / "train.txt") in str(error.value) and "Apply at EXAMPLE." in str(error.value)
+    assert (tmp_path / "toy" / "a.txt").exists()  # what could be fetched was fetched
+    assert not (tmp_path / "toy" / ".complete-all.json").exists()
+    (tmp_path / "toy" / "train.txt").write_text("placed by hand\n")
+    assert fetch_dataset("toy", [], "all", tmp_path, progress=False).exists()
+
+
+def test_unknown_dataset_lists_the_known_ones(capsys):
+    assert main(["fetch", "nope"]) == 2
+    assert "allowed values" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (MIRROR / "turkcorpus").is_dir(), reason=f"public-data mirror not found at {MIRROR}")
+def test_fetch_evaluation_sets_from_the_real_mirror(tmp_path):
+    for name in ("turkcorpus", "asset", "pwkp", "wikilarge", "dress_outputs", "ppdb"):
+        fetch_dataset(name, [str(MIRROR)], "eval", tmp_path, progress=False)
+    assert len((tmp_path / "turkcorpus" / "test.8turkers.tok.turk.7").read_text().splitlines()) == 359
+    with pytest.raises(ManualPlacementRequired, match="PART_II.txt"):
+        fetch_dataset("lcsts", [str(MIRROR)], "eval", tmp_path, progress=False)
+    assert (tmp_path / "lcsts" / "PART_III.txt").exists()
