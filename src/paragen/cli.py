@@ -160,6 +160,13 @@ def cmd_fetch(args: argparse.Namespace) -> None:
         raise FetchError(f"incomplete datasets: {', '.join(failures)} (see above)")
 
 
+def cmd_prepare(args: argparse.Namespace) -> None:
+    from paragen.data.prepare import prepare_dataset
+
+    options = {"lowercase_strip_specials": True} if args.lowercase_strip_specials else {}
+    prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check)
+
+
 def cmd_oddgen(args: argparse.Namespace) -> None:
     from paragen.metrics.oddgen import odd_generation
     from paragen.report.figures import plot_odd_generation
@@ -258,6 +265,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default="data/raw", help="where datasets go (default data/raw)")
     p.add_argument("--keep-going", action="store_true", help="continue with the next dataset after a failure")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p = add("prepare", cmd_prepare, "prepare a fetched dataset's splits as its paper describes", params=False)
+    p.add_argument("dataset")
+    p.add_argument("--split", action="append", help="split(s) to prepare (default: all of the dataset's)")
+    p.add_argument("--raw-root", default="data/raw")
+    p.add_argument("--out-root", default="data/prepared")
+    p.add_argument("--lowercase-strip-specials", action="store_true",
+                   help="WikiLarge: the report's lowercasing and special-character removal (003 §4.1)")
+    p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
     p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
             params=False)
     p.add_argument("--ref", required=True, help="gold headlines, one per line")

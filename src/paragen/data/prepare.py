@@ -1,0 +1,222 @@
+"""``paragen prepare DATASET``: raw files -> ``data/prepared/<dataset>/`` as each paper describes.
+
+Output layout per split: ``<split>.src``, ``<split>.tgt`` (the training target, or the first
+reference) and, for evaluation splits, ``<split>.ref.<k>`` for every reference k. Counts are
+printed beside the paper's and checked against it where the paper gives one; malformed input
+(misaligned files, bad UTF-8, empty lines, CRLF, broken LCSTS records) either stops with the file
+and line or is cleaned with a count in the log, never silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from paragen.atomic import atomic_open, write_json
+from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.lcsts import read_lcsts
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Split:
+    sources: list[str]
+    references: list[list[str]]  # references[k][i]: k-th reference of sentence i
+    notes: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+class CountMismatch(CorpusError):
+    """A prepared split does not have the size the paper reports."""
+
+
+def read_raw(path: Path, notes: list[str]) -> list[str]:
+    """Lines of a raw file; CRLF endings are stripped and counted in ``notes``."""
+    data = path.read_bytes() if path.exists() else None
+    if data is None:
+        raise CorpusError(f"{path}: file not found (run `paragen fetch` first)")
+    crlf = data.count(b"\r\n")
+    if crlf:
+        notes.append(f"{path.name}: {crlf} CRLF line endings stripped")
+    return read_lines(path)
+
+
+def aligned(paths: list[Path], notes: list[str]) -> list[list[str]]:
+    columns = [read_raw(p, notes) for p in paths]
+    for path, column in zip(paths[1:], columns[1:]):
+        if len(column) != len(columns[0]):
+            raise CorpusError(f"{paths[0]} has {len(columns[0])} lines but {path} has {len(column)}: "
+                              "files must be aligned line by line")
+    return columns
+
+
+def drop_empty(split: Split) -> Split:
+    """Drop pairs where the source or any reference is empty, counting them."""
+    keep = [i for i in range(len(split)) if split.sources[i].strip()
+            and all(ref[i].strip() for ref in split.references)]
+    dropped = len(split) - len(keep)
+    if dropped:
+        split.notes.append(f"{dropped} pairs with an empty side dropped")
+    return Split([split.sources[i] for i in keep], [[ref[i] for i in keep] for ref in split.references], split.notes)
+
+
+def deduplicate(split: Split) -> Split:
+    """Remove repeated (source, target) pairs, keeping the first (WEAN §3.1.1 for PWKP)."""
+    seen: set[tuple[str, ...]] = set()
+    keep = []
+    for i in range(len(split)):
+        key = (split.sources[i], *(ref[i] for ref in split.references))
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    removed = len(split) - len(keep)
+    split.notes.append(f"{removed} duplicate pairs removed")
+    return Split([split.sources[i] for i in keep], [[ref[i] for i in keep] for ref in split.references], split.notes)
+
+
+_SPECIAL = re.compile(r"[^0-9a-z\s]")
+
+
+def lowercase_and_strip_specials(text: str) -> str:
+    """The simplification report's optional preprocessing (003 §4.1): lowercase, drop special characters."""
+    return " ".join(_SPECIAL.sub(" ", text.lower()).split())
+
+
+def multi_reference(raw: Path, source: str, references: list[str]) -> Split:
+    notes: list[str] = []
+    columns = aligned([raw / source] + [raw / r for r in references], notes)
+    return drop_empty(Split(columns[0], columns[1:], notes))
+
+
+def parallel(raw: Path, source: str, target: str) -> Split:
+    return multi_reference(raw, source, [target])
+
+
+def turk(raw_root: Path, split: str) -> Split:
+    name = {"valid": "tune", "test": "test"}[split]
+    return multi_reference(raw_root / "turkcorpus", f"{name}.8turkers.tok.norm",
+                           [f"{name}.8turkers.tok.turk.{k}" for k in range(8)])
+
+
+def _turkcorpus(raw_root: Path, split: str, options: dict) -> Split:
+    return turk(raw_root, split)
+
+
+def _asset(raw_root: Path, split: str, options: dict) -> Split:
+    return multi_reference(raw_root / "asset", f"asset.{split}.orig", [f"asset.{split}.simp.{k}" for k in range(10)])
+
+
+def _pwkp(raw_root: Path, split: str, options: dict) -> Split:
+    pairs = parallel(raw_root / "pwkp", f"{split}.src", f"{split}.dst")
+    return deduplicate(pairs) if split == "train" else pairs
+
+
+def _wikilarge(raw_root: Path, split: str, options: dict) -> Split:
+    """WikiLarge train; validation and test are the Turk tune/test sets (003 §4.1)."""
+    data = parallel(raw_root / "wikilarge", "train.src", "train.dst") if split == "train" else turk(raw_root, split)
+    if options.get("lowercase_strip_specials"):
+        data = Split([lowercase_and_strip_specials(s) for s in data.sources],
+                     [[lowercase_and_strip_specials(r) for r in ref] for ref in data.references],
+                     data.notes + ["lowercased, special characters removed (003 §4.1 option)"])
+        data = drop_empty(data)
+    return data
+
+
+def _lcsts(raw_root: Path, split: str, options: dict) -> Split:
+    """PART I for training; PART II / III kept where the human score is >= 3 (Hu et al. 2015)."""
+    part = {"train": "PART_I.txt", "valid": "PART_II.txt", "test": "PART_III.txt"}[split]
+    records = list(read_lcsts(raw_root / "lcsts" / part))
+    notes = []
+    if split != "train":
+        kept = [r for r in records if r.human_label is not None and r.human_label >= 3]
+        notes.append(f"{len(records) - len(kept)} of {len(records)} records with human score < 3 dropped")
+        records = kept
+    return Split([r.text for r in records], [[r.summary for r in records]], notes)
+
+
+def _gigaword(raw_root: Path, split: str, options: dict) -> Split:
+    if split != "test_rush_titles":
+        raise CorpusError(f"gigaword split {split!r} needs the Rush et al. release and BPE (not yet supported)")
+    titles = read_raw(raw_root / "gigaword" / "test_rush.title.txt", [])
+    return Split(["" for _ in titles], [titles], ["references only: the test articles are not mirrored"])
+
+
+def _ppdb(raw_root: Path, split: str, options: dict) -> Split:
+    notes: list[str] = []
+    lines = read_raw(raw_root / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv", notes)
+    sources, targets = [], []
+    for number, line in enumerate(lines, start=1):
+        parts = line.split("\t")
+        if len(parts) != 2 or not all(parts):
+            raise CorpusError(f"{raw_root / 'ppdb'}/ppdb-1.0-xxxl-lexical.synonyms.tsv:{number}: "
+                              f"expected 'word<TAB>word', found {line!r}")
+        sources.append(parts[0])
+        targets.append(parts[1])
+    return Split(sources, [targets], notes)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    splits: tuple[str, ...]
+    build: Callable[[Path, str, dict], Split]
+    paper_counts: dict[str, int]  # split -> count the paper reports
+
+
+RECIPES: dict[str, Recipe] = {
+    "turkcorpus": Recipe(("valid", "test"), _turkcorpus, {"valid": 2000, "test": 359}),
+    "asset": Recipe(("valid", "test"), _asset, {"valid": 2000, "test": 359}),
+    "pwkp": Recipe(("train", "valid", "test"), _pwkp, {"train": 89042, "valid": 205, "test": 100}),
+    "wikilarge": Recipe(("train", "valid", "test"), _wikilarge, {"train": 296402, "valid": 2000, "test": 359}),
+    "lcsts": Recipe(("train", "valid", "test"), _lcsts, {"train": 2400591, "valid": 8685, "test": 725}),
+    "gigaword": Recipe(("test_rush_titles",), _gigaword, {"test_rush_titles": 1951}),
+    "ppdb": Recipe(("pairs",), _ppdb, {"pairs": 210372}),
+}
+
+
+def write_split(out_dir: Path, split: str, data: Split) -> None:
+    """Write the split; a reference-only split (no sources mirrored) gets no ``.src`` file."""
+    if any(data.sources):
+        with atomic_open(out_dir / f"{split}.src") as handle:
+            handle.writelines(s + "\n" for s in data.sources)
+    with atomic_open(out_dir / f"{split}.tgt") as handle:
+        handle.writelines(t + "\n" for t in data.references[0])
+    if len(data.references) > 1:
+        for k, ref in enumerate(data.references):
+            with atomic_open(out_dir / f"{split}.ref.{k}") as handle:
+                handle.writelines(r + "\n" for r in ref)
+
+
+def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | Path = "data/raw",
+                    out_root: str | Path = "data/prepared", options: dict | None = None,
+                    check_counts: bool = True) -> dict[str, dict]:
+    """Prepare the requested splits (default: all); returns per-split counts and notes."""
+    if name not in RECIPES:
+        raise CorpusError(f"unknown dataset {name!r}; allowed values: {', '.join(sorted(RECIPES))}")
+    recipe = RECIPES[name]
+    options = options or {}
+    unknown = set(splits or ()) - set(recipe.splits)
+    if unknown:
+        raise CorpusError(f"{name}: unknown split(s) {sorted(unknown)}; allowed values: {list(recipe.splits)}")
+    out_dir = Path(out_root) / name
+    summary = {}
+    for split in splits or recipe.splits:
+        data = recipe.build(Path(raw_root), split, options)
+        expected = recipe.paper_counts.get(split)
+        for note in data.notes:
+            log.info("%s %s: %s", name, split, note)
+        print(f"{name} {split}: {len(data):,} pairs, {len(data.references)} reference(s)"
+              + (f" (paper: {expected:,})" if expected is not None else ""))
+        if check_counts and expected is not None and len(data) != expected and not options:
+            raise CountMismatch(f"{name} {split}: {len(data):,} pairs after preparation, the paper reports "
+                                f"{expected:,}; the raw files may differ from the papers' (pass --no-check to keep them)")
+        write_split(out_dir, split, data)
+        summary[split] = {"pairs": len(data), "references": len(data.references), "paper": expected,
+                          "notes": data.notes}
+    write_json(out_dir / "prepare.json", {"dataset": name, "options": options, "splits": summary})
+    return summary

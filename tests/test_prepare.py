@@ -1,0 +1,132 @@
+"""Preparation on fixtures written in each dataset's true format, and on the real mirror when present."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from paragen.data.corpus import CorpusError
+from paragen.data.fetch import FetchError
+from paragen.data.lcsts import read_lcsts
+from paragen.data.prepare import CountMismatch, prepare_dataset
+from paragen.data.registry import fetch_dataset
+
+from conftest import ROOT
+
+MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
+
+LCSTS = """<doc id=0>
+    <human_label>5</human_label>
+    <summary>
+        可穿戴技术十大设计原则
+    </summary>
+    <short_text>
+        本文总结了十个可穿戴产品的设计原则
+    </short_text>
+</doc>
+<doc id=1>
+    <human_label>2</human_label>
+    <summary>
+        经济学人
+    </summary>
+    <short_text>
+        一篇关于经济的短文
+    </short_text>
+</doc>
+"""
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+
+
+def test_lcsts_keeps_human_score_3_and_up(tmp_path):
+    _write(tmp_path / "raw/lcsts/PART_III.txt", LCSTS)
+    summary = prepare_dataset("lcsts", ["test"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    assert summary["test"]["pairs"] == 1 and "1 of 2 records with human score < 3 dropped" in summary["test"]["notes"]
+    assert (tmp_path / "out/lcsts/test.tgt").read_text(encoding="utf-8") == "可穿戴技术十大设计原则\n"
+
+
+@pytest.mark.parametrize("broken, line, expected", [
+    (LCSTS.replace("    </summary>\n", "", 1), 5, "expected </summary>, found '<short_text>'"),
+    (LCSTS.replace("<human_label>5</human_label>", "<human_label>9</human_label>"), 2, "outside 1-5"),
+    (LCSTS.replace("<doc id=1>", "<doc>"), 10, "expected '<doc id=N>'"),
+    (LCSTS[: LCSTS.index("    </short_text>\n</doc>\n<doc id=1>")], 6, "<short_text> opened here but never closed"),
+])
+def test_broken_lcsts_record_names_file_and_line(tmp_path, broken, line, expected):
+    path = tmp_path / "PART_III.txt"
+    _write(path, broken)
+    with pytest.raises(CorpusError) as error:
+        list(read_lcsts(path))
+    assert f"{path}:{line}:" in str(error.value) and expected in str(error.value)
+
+
+def test_pwkp_duplicates_crlf_and_empty_lines_are_counted(tmp_path):
+    raw = tmp_path / "raw/pwkp"
+    _write(raw / "train.src", b"a b\r\nc d\r\na b\r\n\r\ne f\r\n")
+    _write(raw / "train.dst", b"a\r\nc\r\na\r\nx\r\ne\r\n")
+    summary = prepare_dataset("pwkp", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    notes = summary["train"]["notes"]
+    assert "train.src: 5 CRLF line endings stripped" in notes
+    assert "1 pairs with an empty side dropped" in notes and "1 duplicate pairs removed" in notes
+    assert (tmp_path / "out/pwkp/train.src").read_text() == "a b\nc d\ne f\n"
+
+
+def test_misaligned_files_are_named(tmp_path):
+    _write(tmp_path / "raw/pwkp/valid.src", "a\nb\n")
+    _write(tmp_path / "raw/pwkp/valid.dst", "a\n")
+    with pytest.raises(CorpusError, match=r"valid\.src has 2 lines but .*valid\.dst has 1"):
+        prepare_dataset("pwkp", ["valid"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+
+
+def test_bad_utf8_is_located(tmp_path):
+    _write(tmp_path / "raw/pwkp/test.src", b"ok\n\xc3\x28\n")
+    _write(tmp_path / "raw/pwkp/test.dst", b"ok\nok\n")
+    with pytest.raises(CorpusError, match=r"test\.src:2: not valid UTF-8"):
+        prepare_dataset("pwkp", ["test"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+
+
+def test_count_mismatch_is_an_error_unless_waived(tmp_path):
+    _write(tmp_path / "raw/pwkp/test.src", "a\n")
+    _write(tmp_path / "raw/pwkp/test.dst", "b\n")
+    with pytest.raises(CountMismatch, match="1 pairs after preparation, the paper reports 100"):
+        prepare_dataset("pwkp", ["test"], tmp_path / "raw", tmp_path / "out")
+    assert not (tmp_path / "out/pwkp/test.src").exists()
+    assert prepare_dataset("pwkp", ["test"], tmp_path / "raw", tmp_path / "out", check_counts=False)["test"]["pairs"] == 1
+
+
+def test_wikilarge_option_lowercases_and_strips_specials(tmp_path):
+    turk = tmp_path / "raw/turkcorpus"
+    _write(turk / "test.8turkers.tok.norm", "The Cat -LRB- big -RRB- sat .\n")
+    for k in range(8):
+        _write(turk / f"test.8turkers.tok.turk.{k}", "The cat sat .\n")
+    prepare_dataset("wikilarge", ["test"], tmp_path / "raw", tmp_path / "out",
+                    {"lowercase_strip_specials": True})
+    assert (tmp_path / "out/wikilarge/test.src").read_text() == "the cat lrb big rrb sat\n"
+    assert (tmp_path / "out/wikilarge/test.ref.7").read_text() == "the cat sat\n"
+
+
+def test_unknown_split_lists_allowed(tmp_path):
+    with pytest.raises(CorpusError, match=r"allowed values: \['valid', 'test'\]"):
+        prepare_dataset("asset", ["train"], tmp_path, tmp_path)
+
+
+@pytest.mark.skipif(not (MIRROR / "turkcorpus").is_dir(), reason=f"public-data mirror not found at {MIRROR}")
+def test_real_evaluation_sets_have_the_papers_counts(tmp_path):
+    raw = tmp_path / "raw"
+    for name in ("turkcorpus", "asset", "pwkp", "wikilarge", "lcsts", "gigaword", "ppdb"):
+        try:
+            fetch_dataset(name, [str(MIRROR)], "eval", raw, progress=False)
+        except FetchError:
+            pass  # LCSTS PART II and the Gigaword release are placed by hand; PART III is fetched
+    counts = {}
+    for name, splits in (("turkcorpus", ["valid", "test"]), ("asset", ["valid", "test"]),
+                         ("pwkp", ["valid", "test"]), ("wikilarge", ["valid", "test"]), ("lcsts", ["test"]),
+                         ("gigaword", None), ("ppdb", None)):
+        for split, row in prepare_dataset(name, splits, raw, tmp_path / "out").items():
+            counts[f"{name}.{split}"] = (row["pairs"], row["references"])
+    assert counts == {"turkcorpus.valid": (2000, 8), "turkcorpus.test": (359, 8), "asset.valid": (2000, 10),
+                      "asset.test": (359, 10), "pwkp.valid": (205, 1), "pwkp.test": (100, 1),
+                      "wikilarge.valid": (2000, 8), "wikilarge.test": (359, 8), "lcsts.test": (725, 1),
+                      "gigaword.test_rush_titles": (1951, 1), "ppdb.pairs": (210372, 1)}
