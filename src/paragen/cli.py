@@ -167,6 +167,34 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check)
 
 
+def cmd_datasets_table(args: argparse.Namespace) -> None:
+    from paragen.report.datasets import write_datasets_table
+
+    rows = write_datasets_table(args.prepared_root)
+    print(f"results/tables/datasets.{{md,csv}}: {sum(r.pairs is not None for r in rows)} of {len(rows)} splits present")
+
+
+def cmd_evalsets(args: argparse.Namespace) -> None:
+    """Fetch every evaluation set the mirror holds, prepare it, and write the datasets table."""
+    from paragen.data.prepare import RECIPES, prepare_dataset
+    from paragen.data.registry import fetch_dataset
+    from paragen.report.datasets import write_datasets_table
+
+    for name, recipe in RECIPES.items():
+        try:
+            fetch_dataset(name, [args.mirror], "eval", progress=False)
+        except FetchError as error:
+            print(f"{name}: {str(error).splitlines()[0]} (continuing with what is there)", file=sys.stderr)
+        for split in recipe.splits:
+            if split == "train":
+                continue
+            try:
+                prepare_dataset(name, [split])
+            except CorpusError as error:
+                print(f"{name} {split}: not prepared: {error}", file=sys.stderr)
+    cmd_datasets_table(argparse.Namespace(prepared_root="data/prepared"))
+
+
 def cmd_oddgen(args: argparse.Namespace) -> None:
     from paragen.metrics.oddgen import odd_generation
     from paragen.report.figures import plot_odd_generation
@@ -273,6 +301,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase-strip-specials", action="store_true",
                    help="WikiLarge: the report's lowercasing and special-character removal (003 §4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
+    p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
+            params=False)
+    p.add_argument("--prepared-root", default="data/prepared")
+    p = add("evalsets", cmd_evalsets, "fetch and prepare every evaluation set a local mirror holds, then the "
+            "datasets table", params=False)
+    p.add_argument("--mirror", default=os.environ.get("PARAGEN_MIRROR", "../shared/data"))
     p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
             params=False)
     p.add_argument("--ref", required=True, help="gold headlines, one per line")
