@@ -178,7 +178,6 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
     """Fetch every evaluation set the mirror holds, prepare it, and write the datasets table."""
     from paragen.data.prepare import RECIPES, prepare_dataset
     from paragen.data.registry import fetch_dataset
-    from paragen.report.datasets import write_datasets_table
 
     for name, recipe in RECIPES.items():
         try:
