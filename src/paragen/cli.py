@@ -167,6 +167,15 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check)
 
 
+def cmd_segment(args: argparse.Namespace) -> None:
+    from paragen.data.segment import segment_dataset
+
+    out = segment_dataset(args.dataset, args.scheme, merges=args.merges, lowercase=args.lowercase,
+                          prepared_root=args.prepared_root, out_root=args.out_root, workers=args.workers,
+                          progress=not args.quiet)
+    print(f"{args.dataset}: segmented with {args.scheme} into {out}")
+
+
 def cmd_datasets_table(args: argparse.Namespace) -> None:
     from paragen.report.datasets import write_datasets_table
 
@@ -300,6 +309,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase-strip-specials", action="store_true",
                    help="WikiLarge: the report's lowercasing and special-character removal (003 §4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
+    p = add("segment", cmd_segment, "segment a prepared dataset: bpe (subword-nmt), char, jieba or word",
+            params=False)
+    p.add_argument("dataset")
+    p.add_argument("--scheme", required=True, choices=["bpe", "char", "jieba", "word"])
+    p.add_argument("--merges", type=int, default=5000, help="BPE merge operations, learned jointly (default 5000)")
+    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--prepared-root", default="data/prepared")
+    p.add_argument("--out-root", default="data/segmented")
+    p.add_argument("--quiet", action="store_true")
     p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
             params=False)
     p.add_argument("--prepared-root", default="data/prepared")

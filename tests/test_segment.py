@@ -1,0 +1,58 @@
+from pathlib import Path
+
+import pytest
+
+from paragen.data.corpus import CorpusError
+from paragen.data.segment import char_segment, learn_bpe_codes, segment_dataset, segment_lines
+from paragen.scoring import restore_bpe
+
+CORPUS = ["the lower the slower", "newest widest lowest", "the newer wider road", "lower newer wider"] * 20
+
+
+def test_characters_and_jieba_words():
+    assert char_segment("我爱 北京") == "我 爱 北 京"
+    assert segment_lines(["我爱北京天安门"], "jieba", progress=False) == ["我 爱 北京 天安门"]
+    assert segment_lines(["我 爱北京"], "jieba", progress=False) == ["我 爱 北京"]  # spaces are not words
+    assert segment_lines(["The  Cat"], "word", lowercase=True, progress=False) == ["the cat"]
+
+
+def test_bpe_round_trip_and_joint_codes(tmp_path):
+    codes = tmp_path / "codes"
+    learn_bpe_codes(CORPUS, 20, codes)
+    assert len(codes.read_text().splitlines()) > 1
+    segmented = segment_lines(["the slowest newer widest"], "bpe", codes, progress=False)[0]
+    assert "@@" in segmented
+    assert restore_bpe(segmented) == "the slowest newer widest"
+
+
+def test_parallel_equals_serial(tmp_path):
+    codes = tmp_path / "codes"
+    learn_bpe_codes(CORPUS, 20, codes)
+    lines = [f"{w} lowest newer {i}" for i, w in enumerate(["the", "wider", "slow"] * 300)]
+    serial = segment_lines(lines, "bpe", codes, workers=1, progress=False)
+    parallel = segment_lines(lines, "bpe", codes, workers=2, chunk=50, progress=False)
+    assert parallel == serial and len(parallel) == len(lines)
+
+
+def _write(path: Path, lines):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def test_segment_dataset_learns_on_train_and_applies_to_every_split(tmp_path):
+    prepared = tmp_path / "prepared" / "toy"
+    _write(prepared / "train.src", CORPUS)
+    _write(prepared / "train.tgt", CORPUS[::-1])
+    _write(prepared / "test.src", ["the newest road"])
+    _write(prepared / "test.tgt", ["new road"])
+    _write(prepared / "test.ref.1", ["newer road"])
+    out = segment_dataset("toy", "bpe", merges=15, prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
+                          workers=1, progress=False)
+    assert sorted(p.name for p in out.iterdir()) == ["bpe.codes", "segment.json", "test.ref.1", "test.src", "test.tgt",
+                                                     "train.src", "train.tgt"]
+    assert restore_bpe((out / "test.src").read_text().strip()) == "the newest road"
+    with pytest.raises(CorpusError, match="training split, which is missing"):
+        (prepared / "train.src").unlink()
+        segment_dataset("toy", "bpe", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg")
+    with pytest.raises(CorpusError, match="not prepared"):
+        segment_dataset("absent", "char", prepared_root=tmp_path / "prepared")
