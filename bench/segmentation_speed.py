@@ -48,12 +48,12 @@ def main() -> None:
         learn_s = timed(lambda: learn_bpe_codes(text[:20000], 5000, codes))
         print(f"BPE learn, 5,000 merges on 20,000 lines: {learn_s:.1f} s")
         for workers in sorted({1, args.workers}):
-            seconds = timed(lambda: segment_lines(text, "bpe", codes, workers=workers, progress=False))
+            seconds = timed(lambda w=workers: segment_lines(text, "bpe", codes, workers=w, progress=False))
             print(f"BPE apply, {args.lines:,} lines, {workers} process(es): {args.lines / seconds:,.0f} lines/s")
     zh = chinese(rng, args.lines)
     segment_lines(zh[:10], "jieba", workers=1, progress=False)  # load jieba's dictionary once
     for workers in sorted({1, args.workers}):
-        seconds = timed(lambda: segment_lines(zh, "jieba", workers=workers, progress=False))
+        seconds = timed(lambda w=workers: segment_lines(zh, "jieba", workers=w, progress=False))
         print(f"jieba, {args.lines:,} lines, {workers} process(es): {args.lines / seconds:,.0f} lines/s")
 
 
