@@ -123,10 +123,38 @@ def test_real_evaluation_sets_have_the_papers_counts(tmp_path):
     counts = {}
     for name, splits in (("turkcorpus", ["valid", "test"]), ("asset", ["valid", "test"]),
                          ("pwkp", ["valid", "test"]), ("wikilarge", ["valid", "test"]), ("lcsts", ["test"]),
-                         ("gigaword", None), ("ppdb", None)):
+                         ("gigaword", ["test_rush"]), ("ppdb", None)):
         for split, row in prepare_dataset(name, splits, raw, tmp_path / "out").items():
             counts[f"{name}.{split}"] = (row["pairs"], row["references"])
     assert counts == {"turkcorpus.valid": (2000, 8), "turkcorpus.test": (359, 8), "asset.valid": (2000, 10),
                       "asset.test": (359, 10), "pwkp.valid": (205, 1), "pwkp.test": (100, 1),
                       "wikilarge.valid": (2000, 8), "wikilarge.test": (359, 8), "lcsts.test": (725, 1),
-                      "gigaword.test_rush_titles": (1951, 1), "ppdb.pairs": (210372, 1)}
+                      "gigaword.test_rush": (1951, 1), "ppdb.pairs": (210372, 1)}
+
+
+def test_gigaword_samples_disjoint_valid_and_test_from_the_validation_split(tmp_path):
+    raw = tmp_path / "raw/gigaword"
+    n = 18500
+    _write(raw / "valid.article.filter.txt", "".join(f"article number {i} about UNK\n" if i % 10 == 0
+                                                     else f"article number {i}\n" for i in range(n)))
+    _write(raw / "valid.title.filter.txt", "".join(f"title {i}\n" for i in range(n)))
+    summary = prepare_dataset("gigaword", ["valid", "test_ours"], tmp_path / "raw", tmp_path / "out")
+    assert summary["valid"]["pairs"] == 8000 and summary["test_ours"]["pairs"] == 10000
+    valid = set((tmp_path / "out/gigaword/valid.src").read_text().splitlines())
+    test = set((tmp_path / "out/gigaword/test_ours.src").read_text().splitlines())
+    assert not valid & test
+    assert any("contain <unk>/UNK" in note for note in summary["valid"]["notes"])
+    again = tmp_path / "again"
+    prepare_dataset("gigaword", ["valid"], tmp_path / "raw", again)
+    assert (again / "gigaword/valid.src").read_text() == (tmp_path / "out/gigaword/valid.src").read_text()
+
+
+def test_gigaword_rush_test_without_articles_is_references_only(tmp_path):
+    _write(tmp_path / "raw/gigaword/test_rush.title.txt", "a title\nanother\n")
+    summary = prepare_dataset("gigaword", ["test_rush"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    assert summary["test_rush"]["pairs"] == 2 and "references only" in summary["test_rush"]["notes"][0]
+    assert not (tmp_path / "out/gigaword/test_rush.src").exists()
+    with pytest.raises(CorpusError, match="need 18,000"):
+        _write(tmp_path / "raw/gigaword/valid.article.filter.txt", "a\n")
+        _write(tmp_path / "raw/gigaword/valid.title.filter.txt", "b\n")
+        prepare_dataset("gigaword", ["valid"], tmp_path / "raw", tmp_path / "out")

@@ -56,3 +56,17 @@ def test_segment_dataset_learns_on_train_and_applies_to_every_split(tmp_path):
         segment_dataset("toy", "bpe", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg")
     with pytest.raises(CorpusError, match="not prepared"):
         segment_dataset("absent", "char", prepared_root=tmp_path / "prepared")
+
+
+def test_training_pairs_with_longer_targets_are_dropped(tmp_path):
+    prepared = tmp_path / "prepared" / "giga"
+    _write(prepared / "train.src", ["a b c", "a", "a b"])
+    _write(prepared / "train.tgt", ["a", "a b c", "a b"])
+    _write(prepared / "test.src", ["a"])
+    _write(prepared / "test.tgt", ["a b c d"])  # test pairs are never filtered
+    out = segment_dataset("giga", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
+                          workers=1, progress=False, drop_longer_target=True)
+    assert (out / "train.src").read_text().splitlines() == ["a b c", "a b"]
+    assert (out / "test.tgt").read_text().splitlines() == ["a b c d"]
+    import json
+    assert json.loads((out / "segment.json").read_text())["dropped_longer_target"] == 1

@@ -172,7 +172,7 @@ def cmd_segment(args: argparse.Namespace) -> None:
 
     out = segment_dataset(args.dataset, args.scheme, merges=args.merges, lowercase=args.lowercase,
                           prepared_root=args.prepared_root, out_root=args.out_root, workers=args.workers,
-                          progress=not args.quiet)
+                          progress=not args.quiet, drop_longer_target=args.drop_longer_target)
     print(f"{args.dataset}: segmented with {args.scheme} into {out}")
 
 
@@ -315,6 +315,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", required=True, choices=["bpe", "char", "jieba", "word"])
     p.add_argument("--merges", type=int, default=5000, help="BPE merge operations, learned jointly (default 5000)")
     p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--drop-longer-target", action="store_true",
+                   help="drop training pairs whose segmented target is longer than the source (SPM, Gigaword)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--prepared-root", default="data/prepared")
     p.add_argument("--out-root", default="data/segmented")
