@@ -123,13 +123,14 @@ def test_real_evaluation_sets_have_the_papers_counts(tmp_path):
     counts = {}
     for name, splits in (("turkcorpus", ["valid", "test"]), ("asset", ["valid", "test"]),
                          ("pwkp", ["valid", "test"]), ("wikilarge", ["valid", "test"]), ("lcsts", ["test"]),
-                         ("gigaword", ["test_rush"]), ("ppdb", None)):
+                         ("gigaword", ["test_rush"]), ("ppdb", None), ("turk_mini", None)):
         for split, row in prepare_dataset(name, splits, raw, tmp_path / "out").items():
             counts[f"{name}.{split}"] = (row["pairs"], row["references"])
     assert counts == {"turkcorpus.valid": (2000, 8), "turkcorpus.test": (359, 8), "asset.valid": (2000, 10),
                       "asset.test": (359, 10), "pwkp.valid": (205, 1), "pwkp.test": (100, 1),
                       "wikilarge.valid": (2000, 8), "wikilarge.test": (359, 8), "lcsts.test": (725, 1),
-                      "gigaword.test_rush": (1951, 1), "ppdb.pairs": (210372, 1)}
+                      "gigaword.test_rush": (1951, 1), "ppdb.pairs": (210372, 1),
+                      "turk_mini.train": (32400, 1), "turk_mini.valid": (200, 8), "turk_mini.test": (359, 8)}
 
 
 def test_gigaword_samples_disjoint_valid_and_test_from_the_validation_split(tmp_path):
@@ -158,3 +159,22 @@ def test_gigaword_rush_test_without_articles_is_references_only(tmp_path):
         _write(tmp_path / "raw/gigaword/valid.article.filter.txt", "a\n")
         _write(tmp_path / "raw/gigaword/valid.title.filter.txt", "b\n")
         prepare_dataset("gigaword", ["valid"], tmp_path / "raw", tmp_path / "out")
+
+
+def test_turk_mini_holds_out_validation_sentences_and_is_labelled(tmp_path):
+    raw = tmp_path / "raw"
+    n = 205
+    _write(raw / "turkcorpus/tune.8turkers.tok.norm", "".join(f"source {i} -lrb- x -rrb-\n" for i in range(n)))
+    for k in range(8):
+        _write(raw / f"turkcorpus/tune.8turkers.tok.turk.{k}", "".join(f"turk {k} of {i}\n" for i in range(n)))
+    _write(raw / "asset/asset.valid.orig", "".join(f"Source {i} (x)\n" for i in range(n)))
+    for k in range(10):
+        _write(raw / f"asset/asset.valid.simp.{k}", "".join(f"Asset {k} of {i} (y).\n" for i in range(n)))
+    summary = prepare_dataset("turk_mini", ["train", "valid"], raw, tmp_path / "out")
+    assert summary["train"]["pairs"] == 5 * 18 and summary["valid"]["pairs"] == 200
+    assert "NOT the papers' setup" in summary["train"]["notes"][0]
+    train_src = (tmp_path / "out/turk_mini/train.src").read_text().splitlines()
+    valid_src = set((tmp_path / "out/turk_mini/valid.src").read_text().splitlines())
+    assert not set(train_src) & valid_src
+    targets = (tmp_path / "out/turk_mini/train.tgt").read_text().splitlines()
+    assert targets[8] == "asset 0 of 0 -lrb- y -rrb- ."  # ASSET written in Turk's conventions

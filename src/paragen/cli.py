@@ -190,11 +190,12 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
 
     for name, recipe in RECIPES.items():
         try:
-            fetch_dataset(name, [args.mirror], "eval", progress=False)
+            if name != "turk_mini":  # built from turkcorpus and asset, fetched above
+                fetch_dataset(name, [args.mirror], "eval", progress=False)
         except FetchError as error:
             print(f"{name}: {str(error).splitlines()[0]} (continuing with what is there)", file=sys.stderr)
         for split in recipe.splits:
-            if split == "train":
+            if split == "train" and name != "turk_mini":  # turk-mini's training data is in the mirror
                 continue
             try:
                 prepare_dataset(name, [split])

@@ -189,6 +189,47 @@ def _ppdb(raw_root: Path, split: str, options: dict) -> Split:
     return Split(sources, [targets], notes)
 
 
+TURK_MINI_VALID = 200
+TURK_MINI_LABEL = "turk-mini stand-in suite: NOT the papers' setup (Turk tune + ASSET valid as training data)"
+
+
+def to_turk_conventions(text: str) -> str:
+    """ASSET text as Turk's legacy files are written: lowercased, 13a-tokenised, -lrb- / -rrb-."""
+    from paragen.metrics.sari import normalise
+
+    return normalise(text, lowercase=True).replace("(", "-lrb-").replace(")", "-rrb-")
+
+
+def _turk_mini(raw_root: Path, split: str, options: dict) -> Split:
+    """A small real-data training set that fits this project's machines (issue 3), never a paper's.
+
+    The 2,000 Turk tune sentences and their 8 Turk + 10 ASSET references become training pairs,
+    except the last 200 sentences, held out (with their 8 Turk references) for validation so
+    that early stopping never sees training sentences; the test set is the Turk test set.
+    """
+    if split == "test":
+        data = turk(raw_root, "test")
+        data.notes.append(TURK_MINI_LABEL)
+        return data
+    tune = turk(raw_root, "valid")
+    asset = _asset(raw_root, "valid", options)
+    if len(asset) != len(tune):
+        raise CorpusError(f"ASSET valid has {len(asset)} sentences, Turk tune {len(tune)}: they must align")
+    cut = len(tune) - TURK_MINI_VALID
+    if split == "valid":
+        return Split(tune.sources[cut:], [ref[cut:] for ref in tune.references], [TURK_MINI_LABEL])
+    sources, targets = [], []
+    for i in range(cut):
+        for ref in tune.references:
+            sources.append(tune.sources[i])
+            targets.append(ref[i])
+        for ref in asset.references:
+            sources.append(tune.sources[i])
+            targets.append(to_turk_conventions(ref[i]))
+    return Split(sources, [targets], [TURK_MINI_LABEL, f"{cut} sentences x {len(tune.references)} Turk + "
+                                      f"{len(asset.references)} ASSET references; {TURK_MINI_VALID} held out"])
+
+
 @dataclass(frozen=True)
 class Recipe:
     splits: tuple[str, ...]
@@ -208,6 +249,7 @@ RECIPES: dict[str, Recipe] = {
                        {"train": 3778230, "valid": 8000, "test_ours": 10000, "test_rush": 1951, "test_zhou": 2000},
                        frozenset({"train"})),
     "ppdb": Recipe(("pairs",), _ppdb, {"pairs": 210372}),
+    "turk_mini": Recipe(("train", "valid", "test"), _turk_mini, {}),
 }
 
 

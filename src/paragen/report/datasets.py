@@ -17,7 +17,7 @@ from pathlib import Path
 
 from paragen.atomic import write_text
 from paragen.data.corpus import read_lines
-from paragen.data.prepare import RECIPES
+from paragen.data.prepare import RECIPES, TURK_MINI_LABEL
 
 CHARACTER_LEVEL = {"lcsts"}
 """Datasets whose papers count characters, not words (LCSTS is used character-based)."""
@@ -53,6 +53,8 @@ def tokens(line: str, dataset: str) -> list[str]:
 def _absent_reason(name: str, split: str) -> str:
     if name in ("lcsts", "gigaword"):
         return ABSENT_REASONS[name]
+    if name == "turk_mini":
+        return "built from turkcorpus and asset: needs the local mirror (`paragen evalsets`)"
     return ABSENT_REASONS["train"].format(name=name) if split == "train" else "not prepared (run `paragen prepare`)"
 
 
@@ -89,6 +91,8 @@ def collect(prepared_root: str | Path = "data/prepared") -> list[Row]:
             if vocabulary is not None and n_target:
                 coverage = 100.0 * sum(t in vocabulary for line in target_tokens for t in line) / n_target
             note = "" if sources else "references only (sources not mirrored)"
+            if name == "turk_mini":
+                note = TURK_MINI_LABEL
             if vocabulary is None and split != "pairs":
                 note = "; ".join(filter(None, [note, "coverage needs the training split"]))
             meta = directory / "prepare.json"
