@@ -70,3 +70,18 @@ def test_training_pairs_with_longer_targets_are_dropped(tmp_path):
     assert (out / "test.tgt").read_text().splitlines() == ["a b c d"]
     import json
     assert json.loads((out / "segment.json").read_text())["dropped_longer_target"] == 1
+
+
+def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
+    from paragen.data.vocabularies import build_vocabularies
+    from paragen.vocabulary import SPECIALS, Vocabulary
+
+    _write(tmp_path / "train.src", ["a a a b b c", "a d"])
+    _write(tmp_path / "train.tgt", ["x x b", "a"])
+    [shared] = build_vocabularies(tmp_path, 6, shared=True)
+    assert Vocabulary.load(shared).itos == list(SPECIALS) + ["a", "b"]  # a: 5, b: 3, then x: 2 is cut
+    src, tgt = build_vocabularies(tmp_path, None, shared=False)
+    assert Vocabulary.load(src).itos[4:] == ["a", "b", "c", "d"] and Vocabulary.load(tgt).itos[4:] == ["x", "a", "b"]
+    (tmp_path / "train.tgt").unlink()
+    with pytest.raises(CorpusError, match="training split, which is missing"):
+        build_vocabularies(tmp_path, 10, shared=True)

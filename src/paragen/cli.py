@@ -176,6 +176,14 @@ def cmd_segment(args: argparse.Namespace) -> None:
     print(f"{args.dataset}: segmented with {args.scheme} into {out}")
 
 
+def cmd_vocab_build(args: argparse.Namespace) -> None:
+    from paragen.data.vocabularies import build_vocabularies
+    from paragen.vocabulary import Vocabulary
+
+    for path in build_vocabularies(args.dir, args.size, args.shared):
+        print(f"{path}: {len(Vocabulary.load(path)):,} entries (4 special tokens included)")
+
+
 def cmd_datasets_table(args: argparse.Namespace) -> None:
     from paragen.report.datasets import write_datasets_table
 
@@ -322,6 +330,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prepared-root", default="data/prepared")
     p.add_argument("--out-root", default="data/segmented")
     p.add_argument("--quiet", action="store_true")
+    p = add("vocab-build", cmd_vocab_build, "vocabularies of a given size from a segmented training split",
+            params=False)
+    p.add_argument("--dir", required=True, help="segmented dataset directory holding train.src / train.tgt")
+    p.add_argument("--size", type=int, default=None, help="entries including the 4 special tokens (default: all)")
+    p.add_argument("--shared", action="store_true", help="one vocabulary for source and target")
     p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
             params=False)
     p.add_argument("--prepared-root", default="data/prepared")

@@ -1,0 +1,34 @@
+"""Vocabularies of the papers' sizes, built from a segmented training split.
+
+Sizes the papers report (``paragen vocab-build --size``): 50,000 words (WEAN on PWKP and EW-SEW),
+4,000 characters shared between source and summary (WEAN on LCSTS, §3.2.3), 3,000 characters or
+10,000 words (CopyNet on LCSTS +C / +W), 10,000 (the transformer report), and Gigaword's BPE
+vocabulary shared between source and target (SPM §5.4: pass no size to keep every BPE symbol).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paragen.data.corpus import CorpusError, read_lines
+from paragen.vocabulary import Vocabulary
+
+
+def build_vocabularies(directory: str | Path, size: int | None, shared: bool) -> list[Path]:
+    """Write ``vocab.txt`` (shared) or ``vocab.src.txt`` and ``vocab.tgt.txt`` into ``directory``."""
+    directory = Path(directory)
+    sides = {side: directory / f"train.{side}" for side in ("src", "tgt")}
+    missing = [str(p) for p in sides.values() if not p.exists()]
+    if missing:
+        raise CorpusError(f"vocabularies are built on the training split, which is missing: {', '.join(missing)}")
+    corpora = {side: [line.split() for line in read_lines(path)] for side, path in sides.items()}
+    if shared:
+        out = directory / "vocab.txt"
+        Vocabulary.build([corpora["src"], corpora["tgt"]], size).save(out)
+        return [out]
+    written = []
+    for side, corpus in corpora.items():
+        out = directory / f"vocab.{side}.txt"
+        Vocabulary.build([corpus], size).save(out)
+        written.append(out)
+    return written
