@@ -129,6 +129,19 @@ def _wikilarge(raw_root: Path, split: str, options: dict) -> Split:
     return data
 
 
+def _ew_sew(raw_root: Path, split: str, options: dict) -> Split:
+    """EW-SEW as WEAN used it: Nisioi et al.'s training pairs, Turk tune/test (8 references) to tune and test.
+
+    The training release is already Hwang et al. (2015)'s good and good-partial matches with
+    similarity above 0.45 (Nisioi et al., 2017, §3), so no score column is left to filter on.
+    """
+    if split == "train":
+        data = parallel(raw_root / "ew_sew", "train.en", "train.sen")
+        data.notes.append("Hwang et al. matches above 0.45, as released filtered by Nisioi et al.")
+        return data
+    return turk(raw_root, split)
+
+
 def _lcsts(raw_root: Path, split: str, options: dict) -> Split:
     """PART I for training; PART II / III kept where the human score is >= 3 (Hu et al. 2015)."""
     part = {"train": "PART_I.txt", "valid": "PART_II.txt", "test": "PART_III.txt"}[split]
@@ -243,6 +256,7 @@ RECIPES: dict[str, Recipe] = {
     "asset": Recipe(("valid", "test"), _asset, {"valid": 2000, "test": 359}),
     "pwkp": Recipe(("train", "valid", "test"), _pwkp, {"train": 89042, "valid": 205, "test": 100}),
     "wikilarge": Recipe(("train", "valid", "test"), _wikilarge, {"train": 296402, "valid": 2000, "test": 359}),
+    "ew_sew": Recipe(("train", "valid", "test"), _ew_sew, {"valid": 2000, "test": 359}),
     "lcsts": Recipe(("train", "valid", "test"), _lcsts, {"train": 2400591, "valid": 8685, "test": 725}),
     # Gigaword train: 3,778,230 is the count after SPM's BPE filter (`paragen segment --drop-longer-target`).
     "gigaword": Recipe(("train", "valid", "test_ours", "test_rush", "test_zhou"), _gigaword,
