@@ -58,6 +58,25 @@ class SyntheticDataset(_Strict):
         return self
 
 
+class RealDataset(_Strict):
+    """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary (issue 3).
+
+    Its name is the preparation recipe (``paragen prepare NAME``); ``fetch`` lists the registry
+    entries it is built from (``paragen fetch``).
+    """
+
+    kind: Literal["real"]
+    fetch: list[str] = Field(min_length=1, description="registry datasets to fetch (sources.yaml)")
+    fetch_scope: Literal["all", "eval"] = Field("all", description="eval: only validation/test/reference files")
+    splits: list[str] = Field(min_length=1)
+    segmentation: Literal["bpe", "char", "jieba", "word"] = "word"
+    merges: PositiveInt = Field(5000, description="BPE merge operations (segmentation: bpe)")
+    lowercase: bool = False
+    drop_longer_target: bool = False
+    vocab_size: PositiveInt | None = Field(None, description="entries incl. 4 specials; null keeps all")
+    shared_vocab: bool = True
+
+
 class VocabConfig(_Strict):
     """How the token vocabulary of a dataset is built from its training split."""
 
@@ -138,7 +157,9 @@ class ParagenConfig(_Strict):
     scale: Literal["default", "paper"] = Field(
         "default", description="synthetic suite size: the embedded default or the paper's scale"
     )
-    datasets: dict[str, SyntheticDataset]
+    datasets: dict[str, Annotated[SyntheticDataset | RealDataset, Field(discriminator="kind")]]
+    data: list[str] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
+    mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
     models: dict[str, ModelConfig]
     training: dict[str, TrainingConfig]
@@ -161,6 +182,17 @@ class ParagenConfig(_Strict):
                         f"experiments.{name}.{field}: unknown {field} {value!r}; "
                         f"allowed values: {sorted(pool)}"
                     )
+        for name, exp in self.experiments.items():
+            if isinstance(self.datasets[exp.dataset], RealDataset):
+                raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} is a real dataset; training on "
+                                 "real data is not wired into the DAG yet, only synthetic datasets are allowed")
+        for name in self.data:
+            if name not in self.datasets or not isinstance(self.datasets[name], RealDataset):
+                real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset))
+                raise ValueError(f"data: {name!r} is not a real dataset; allowed values: {real}")
+        for name, dataset in self.datasets.items():
+            if isinstance(dataset, RealDataset):
+                _check_real_dataset(name, dataset)
         known_suites = {t.suite for t in self.tables.values()}
         for suite in self.suites:
             if suite not in known_suites:
@@ -189,6 +221,22 @@ class ParagenConfig(_Strict):
             for exp in table.rows.values():
                 seen.setdefault(exp, None)
         return list(seen)
+
+
+def _check_real_dataset(name: str, dataset: RealDataset) -> None:
+    """Names must match a preparation recipe and registry entries (imported lazily: only real data needs them)."""
+    from paragen.data.prepare import RECIPES
+    from paragen.data.registry import load_registry
+
+    if name not in RECIPES:
+        raise ValueError(f"datasets.{name}: no preparation recipe of that name; allowed values: {sorted(RECIPES)}")
+    registry = load_registry()
+    for entry in dataset.fetch:
+        if entry not in registry:
+            raise ValueError(f"datasets.{name}.fetch: unknown registry entry {entry!r}; allowed values: {sorted(registry)}")
+    for split in dataset.splits:
+        if split not in RECIPES[name].splits:
+            raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[name].splits)}")
 
 
 def _format_errors(error: ValidationError, source: str) -> str:

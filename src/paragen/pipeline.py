@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import ParagenConfig
+from paragen.config import ParagenConfig, RealDataset
 from paragen.data.synthetic import SPLITS
 
 PARAMS_FILE = "params.yaml"
@@ -83,8 +83,65 @@ def copying_experiments(config: ParagenConfig, experiments: list[str]) -> list[s
     return [e for e in experiments if config.models[config.experiments[e].model].architecture == "copynet"]
 
 
+def fetch_marker(entry: str, scope: str) -> str:
+    return f"data/raw/{entry}/.complete-{scope}.json"
+
+
+def segmented_dir(dataset: str, scheme: str) -> str:
+    return f"data/segmented/{dataset}.{scheme}"
+
+
+def real_data_stages(config: ParagenConfig) -> list[Stage]:
+    """fetch -> prepare -> segment -> vocabulary for each dataset in ``config.data``, then the datasets table."""
+    result: list[Stage] = []
+    fetched: set[tuple[str, str]] = set()
+    prepared_markers = []
+    mirrors = [word for m in config.mirrors for word in ("--mirror", m)]
+    for name in config.data:
+        spec = config.datasets[name]
+        assert isinstance(spec, RealDataset)
+        for entry in spec.fetch:
+            if (entry, spec.fetch_scope) in fetched:
+                continue
+            fetched.add((entry, spec.fetch_scope))
+            scope_flag = ("--eval-only",) if spec.fetch_scope == "eval" else ()
+            result.append(Stage(
+                name=f"fetch_{entry}_{spec.fetch_scope}", step="fetch",
+                cmd=_command("paragen", "fetch", entry, *scope_flag, *mirrors, "--quiet"),
+                deps=(), outs=(fetch_marker(entry, spec.fetch_scope),), params=("mirrors",)))
+        prepared = f"data/prepared/{name}/prepare.json"
+        prepared_markers.append(prepared)
+        result.append(Stage(
+            name=f"prepare_{name}", step="prepare",
+            cmd=_command("paragen", "prepare", name, *(w for split in spec.splits for w in ("--split", split))),
+            deps=tuple(fetch_marker(e, spec.fetch_scope) for e in spec.fetch), outs=(prepared,),
+            params=(f"datasets.{name}",)))
+        directory = segmented_dir(name, spec.segmentation)
+        options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
+                   *(("--lowercase",) if spec.lowercase else ()),
+                   *(("--drop-longer-target",) if spec.drop_longer_target else ())]
+        result.append(Stage(
+            name=f"segment_{name}", step="segment",
+            cmd=_command("paragen", "segment", name, "--scheme", spec.segmentation, *options, "--quiet"),
+            deps=(prepared,), outs=(f"{directory}/segment.json",), params=(f"datasets.{name}",)))
+        if "train" in spec.splits:
+            vocab_files = (f"{directory}/vocab.txt",) if spec.shared_vocab else (
+                f"{directory}/vocab.src.txt", f"{directory}/vocab.tgt.txt")
+            size = ("--size", str(spec.vocab_size)) if spec.vocab_size else ()
+            result.append(Stage(
+                name=f"vocab_{name}", step="vocab",
+                cmd=_command("paragen", "vocab-build", "--dir", directory, *size,
+                             *(("--shared",) if spec.shared_vocab else ())),
+                deps=(f"{directory}/segment.json",), outs=vocab_files, params=(f"datasets.{name}",)))
+    if prepared_markers:
+        tables = ("results/tables/datasets.md", "results/tables/datasets.csv")
+        result.append(Stage(name="datasets_table", step="report", cmd=_command("paragen", "datasets-table"),
+                            deps=tuple(prepared_markers), outs=tables, uncached=tables))
+    return result
+
+
 def stages(config: ParagenConfig) -> list[Stage]:
-    """Every stage the active tables need, in dependency order."""
+    """Every stage the active tables and the real datasets in ``data`` need, in dependency order."""
     experiments = config.active_experiments()
     datasets = list(dict.fromkeys(config.experiments[e].dataset for e in experiments))
     result: list[Stage] = []
@@ -101,6 +158,7 @@ def stages(config: ParagenConfig) -> list[Stage]:
             deps=(prepared(ds, "train", "src"), prepared(ds, "train", "tgt")), params=("vocab",),
             outs=(vocab_path(ds),),
         ))
+    result += real_data_stages(config)
     copying = set(copying_experiments(config, experiments))
     for exp in experiments:
         spec = config.experiments[exp]
@@ -149,7 +207,8 @@ def stages(config: ParagenConfig) -> list[Stage]:
     result.append(Stage(
         name="index", step="index",
         cmd=_command("paragen", "index", "--params", PARAMS_FILE),
-        deps=tuple(p for s in result if s.step == "report" for p in s.outs), params=("tables",),
+        deps=tuple(p for s in result if s.step == "report" and s.name != "datasets_table" for p in s.outs),
+        params=("tables",),
         outs=(REPORT_PATH,), uncached=(REPORT_PATH,),
     ))
     return result
@@ -157,7 +216,7 @@ def stages(config: ParagenConfig) -> list[Stage]:
 
 def final_outputs(all_stages: list[Stage]) -> list[str]:
     """What the default target (Snakemake's ``rule all``) asks for."""
-    return [p for s in all_stages if s.step in ("report", "index") for p in s.outs]
+    return [p for s in all_stages if s.step in ("report", "index", "segment", "vocab") for p in s.outs]
 
 
 def lookup(raw: Mapping[str, Any], dotted: str) -> Any:
