@@ -70,3 +70,29 @@ def test_missing_and_malformed_files(tmp_path: Path):
     bad.write_text("suites: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(bad)
+
+
+def _with_real(**overrides) -> dict:
+    raw = _raw()
+    raw["datasets"]["turk_mini"] = {"kind": "real", "fetch": ["turkcorpus", "asset"], "fetch_scope": "eval",
+                                    "splits": ["train", "valid", "test"], **overrides}
+    raw["data"] = ["turk_mini"]
+    return raw
+
+
+def test_real_dataset_config_is_validated():
+    assert parse_config(_with_real()).data == ["turk_mini"]
+    with pytest.raises(ConfigError, match=r"unknown registry entry 'turkcorpsu'.*asset"):
+        parse_config(_with_real(fetch=["turkcorpsu"]))
+    with pytest.raises(ConfigError, match=r"unknown split 'dev'.*\['train', 'valid', 'test'\]"):
+        parse_config(_with_real(splits=["dev"]))
+    with pytest.raises(ConfigError, match=r"datasets.turk_mini.segmentation: got 'spm'"):
+        parse_config(_with_real(segmentation="spm"))
+    raw = _with_real()
+    raw["data"] = ["tiny"]
+    with pytest.raises(ConfigError, match=r"data: 'tiny' is not a real dataset; allowed values: \['turk_mini'\]"):
+        parse_config(raw)
+    raw = _with_real()
+    raw["experiments"]["t_wean"]["dataset"] = "turk_mini"
+    with pytest.raises(ConfigError, match="training on real data is not wired"):
+        parse_config(raw)

@@ -84,3 +84,30 @@ def test_cli_rejects_bad_params_with_the_key(tmp_path):
     assert result.returncode == 2
     assert "decoding.beam3.beam_size" in result.stderr
     assert not (tmp_path / "data").exists()
+
+
+MIRROR = Path(os.environ.get("PARAGEN_MIRROR", Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
+
+
+@pytest.mark.skipif(not (MIRROR / "turkcorpus").is_dir(), reason=f"public-data mirror not found at {MIRROR}")
+def test_real_data_stages_under_both_engines(workflow_dir):
+    """fetch -> prepare -> segment -> vocab -> datasets table for turk-mini, from the mirror."""
+    params = (workflow_dir / "params.yaml").read_text()
+    params += (f"data: [turk_mini]\nmirrors: [{MIRROR}]\n")
+    params = params.replace("datasets:\n", "datasets:\n  turk_mini: {kind: real, fetch: [turkcorpus, asset], "
+                            "fetch_scope: eval, splits: [train, valid, test], vocab_size: 5000}\n", 1)
+    (workflow_dir / "params.yaml").write_text(params)
+    targets = ["results/tables/datasets.md", "data/segmented/turk_mini.word/vocab.txt"]
+    run(["snakemake", "--cores", "2", *targets], workflow_dir)
+    table = (workflow_dir / "results/tables/datasets.md").read_text()
+    assert "| turk_mini | train | 32,400 |" in table and "NOT the papers' setup" in table
+    assert len((workflow_dir / "data/segmented/turk_mini.word/vocab.txt").read_text().splitlines()) == 5000
+    assert "Nothing to be done" in run(["snakemake", "--cores", "2", "--dry-run", *targets], workflow_dir).stdout
+
+    for path in ("data", "results", ".snakemake"):
+        subprocess.run(["rm", "-rf", str(workflow_dir / path)], check=True)
+    run(["git", "init", "-q"], workflow_dir)
+    run(["dvc", "init", "-q"], workflow_dir)
+    write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
+    run(["dvc", "repro", "datasets_table", "vocab_turk_mini"], workflow_dir)
+    assert "| turk_mini | test | 359 |" in (workflow_dir / "results/tables/datasets.md").read_text()

@@ -38,13 +38,23 @@ def dvc_stages(directory) -> dict[str, tuple[str, frozenset, frozenset]]:
                 for stage in repo.index.stages}
 
 
-@pytest.mark.parametrize("params", [TINY_PARAMS, ROOT / "params.yaml"], ids=["tiny", "project"])
-def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params):
-    (workflow_dir / "params.yaml").write_text(params.read_text())
+def _with_real_data(path) -> str:
+    """The project's params.yaml with the real-data stages switched on."""
+    return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini]\n")
+
+
+@pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
+                                         _with_real_data(ROOT / "params.yaml")],
+                         ids=["tiny", "project", "project-with-real-data"])
+def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
+    (workflow_dir / "params.yaml").write_text(params_text)
     subprocess.run(["git", "init", "-q"], cwd=workflow_dir, check=True)
     subprocess.run(["dvc", "init", "-q"], cwd=workflow_dir, check=True)
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
     snake, dvc = snakemake_jobs(workflow_dir), dvc_stages(workflow_dir)
     assert snake.keys() == dvc.keys()
+    if "data: [turk_mini]" in params_text:
+        assert {"fetch_turkcorpus_eval", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
+                "datasets_table"} <= snake.keys()
     for name in snake:
         assert snake[name] == dvc[name], name

@@ -239,10 +239,16 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
             raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[name].splits)}")
 
 
+DATASET_KINDS = ("synthetic", "real")
+
+
 def _format_errors(error: ValidationError, source: str) -> str:
     lines = [f"{source}: invalid configuration"]
     for item in error.errors():
-        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        loc = list(item["loc"])
+        if len(loc) > 2 and loc[0] == "datasets" and loc[2] in DATASET_KINDS:
+            del loc[2]  # pydantic names the union member; params.yaml has no such key
+        key = ".".join(str(part) for part in loc) or "(top level)"
         message = item["msg"]
         if item["type"] == "extra_forbidden":
             message = "unknown key"
