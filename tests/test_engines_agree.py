@@ -54,7 +54,7 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     snake, dvc = snakemake_jobs(workflow_dir), dvc_stages(workflow_dir)
     assert snake.keys() == dvc.keys()
     if "data: [turk_mini]" in params_text:
-        assert {"fetch_turkcorpus_eval", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
+        assert {"fetch_turkcorpus", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
                 "datasets_table"} <= snake.keys()
     for name in snake:
         assert snake[name] == dvc[name], name

@@ -34,3 +34,26 @@ def test_hyperparameters_reach_only_their_stages(tiny_config):
             by_param.setdefault(key, []).append(stage.name)
     assert by_param["models.copynet"] == ["train_t_copynet"]
     assert by_param["decoding.beam3"] == ["decode_t_encdec", "decode_t_copynet", "decode_t_wean"]
+
+
+def test_real_data_stages_share_fetches_and_preparations():
+    import yaml
+
+    from paragen.config import parse_config
+
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["data"] = ["ew_sew", "turk_mini", "lcsts_wean", "lcsts_copynet_word"]
+    by_name = {s.name: s for s in stages(parse_config(raw))}
+    fetches = sorted(n for n in by_name if n.startswith("fetch_"))
+    assert fetches == ["fetch_asset", "fetch_ew_sew", "fetch_lcsts", "fetch_turkcorpus"]
+    assert by_name["fetch_turkcorpus"].outs == ("data/raw/turkcorpus/.complete-all.json",)  # widest scope wins
+    assert "data/raw/turkcorpus/.complete-all.json" in by_name["prepare_turk_mini"].deps
+    assert [n for n in by_name if n.startswith("prepare_lcsts")] == ["prepare_lcsts"]  # one preparation, two segmentations
+    assert by_name["segment_lcsts_copynet_word"].cmd.startswith("paragen segment lcsts --scheme jieba")
+    assert by_name["vocab_lcsts_wean"].cmd.endswith("--size 4000 --shared")
+    raw["datasets"]["lcsts_copynet_word"]["splits"] = ["test"]
+    import pytest
+    from paragen.config import ConfigError
+
+    with pytest.raises(ConfigError, match="shares recipe 'lcsts' with datasets.lcsts_wean"):
+        parse_config(raw)

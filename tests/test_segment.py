@@ -78,7 +78,7 @@ def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
 
     _write(tmp_path / "train.src", ["a a a b b c", "a d"])
     _write(tmp_path / "train.tgt", ["x x b", "a"])
-    [shared] = build_vocabularies(tmp_path, 6, shared=True)
+    [shared] = build_vocabularies(tmp_path, 2, shared=True)
     assert Vocabulary.load(shared).itos == list(SPECIALS) + ["a", "b"]  # a: 5, b: 3, then x: 2 is cut
     src, tgt = build_vocabularies(tmp_path, None, shared=False)
     assert Vocabulary.load(src).itos[4:] == ["a", "b", "c", "d"] and Vocabulary.load(tgt).itos[4:] == ["x", "a", "b"]

@@ -172,7 +172,7 @@ def cmd_segment(args: argparse.Namespace) -> None:
 
     out = segment_dataset(args.dataset, args.scheme, merges=args.merges, lowercase=args.lowercase,
                           prepared_root=args.prepared_root, out_root=args.out_root, workers=args.workers,
-                          progress=not args.quiet, drop_longer_target=args.drop_longer_target)
+                          progress=not args.quiet, drop_longer_target=args.drop_longer_target, name=args.name)
     print(f"{args.dataset}: segmented with {args.scheme} into {out}")
 
 
@@ -181,7 +181,7 @@ def cmd_vocab_build(args: argparse.Namespace) -> None:
     from paragen.vocabulary import Vocabulary
 
     for path in build_vocabularies(args.dir, args.size, args.shared):
-        print(f"{path}: {len(Vocabulary.load(path)):,} entries (4 special tokens included)")
+        print(f"{path}: {len(Vocabulary.load(path)) - 4:,} tokens besides the 4 special symbols")
 
 
 def cmd_datasets_table(args: argparse.Namespace) -> None:
@@ -322,6 +322,7 @@ def _parser() -> argparse.ArgumentParser:
             params=False)
     p.add_argument("dataset")
     p.add_argument("--scheme", required=True, choices=["bpe", "char", "jieba", "word"])
+    p.add_argument("--name", help="output name: data/segmented/NAME.SCHEME (default: the dataset)")
     p.add_argument("--merges", type=int, default=5000, help="BPE merge operations, learned jointly (default 5000)")
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--drop-longer-target", action="store_true",
@@ -333,7 +334,7 @@ def _parser() -> argparse.ArgumentParser:
     p = add("vocab-build", cmd_vocab_build, "vocabularies of a given size from a segmented training split",
             params=False)
     p.add_argument("--dir", required=True, help="segmented dataset directory holding train.src / train.tgt")
-    p.add_argument("--size", type=int, default=None, help="entries including the 4 special tokens (default: all)")
+    p.add_argument("--size", type=int, default=None, help="tokens besides the 4 special symbols (default: all)")
     p.add_argument("--shared", action="store_true", help="one vocabulary for source and target")
     p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
             params=False)

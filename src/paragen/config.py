@@ -61,19 +61,22 @@ class SyntheticDataset(_Strict):
 class RealDataset(_Strict):
     """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary (issue 3).
 
-    Its name is the preparation recipe (``paragen prepare NAME``); ``fetch`` lists the registry
-    entries it is built from (``paragen fetch``).
+    ``recipe`` names the preparation (``paragen prepare RECIPE``; default: the dataset's own name),
+    so one prepared dataset can be segmented several ways (LCSTS +C and +W); ``fetch`` lists the
+    registry entries it is built from (``paragen fetch``).
     """
 
     kind: Literal["real"]
+    recipe: str | None = Field(None, description="preparation recipe; default: the dataset's name")
     fetch: list[str] = Field(min_length=1, description="registry datasets to fetch (sources.yaml)")
     fetch_scope: Literal["all", "eval"] = Field("all", description="eval: only validation/test/reference files")
     splits: list[str] = Field(min_length=1)
     segmentation: Literal["bpe", "char", "jieba", "word"] = "word"
     merges: PositiveInt = Field(5000, description="BPE merge operations (segmentation: bpe)")
     lowercase: bool = False
+    strip_specials: bool = Field(False, description="WikiLarge: lowercase and drop special characters (003 §4.1)")
     drop_longer_target: bool = False
-    vocab_size: PositiveInt | None = Field(None, description="entries incl. 4 specials; null keeps all")
+    vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
     shared_vocab: bool = True
 
 
@@ -190,9 +193,16 @@ class ParagenConfig(_Strict):
             if name not in self.datasets or not isinstance(self.datasets[name], RealDataset):
                 real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset))
                 raise ValueError(f"data: {name!r} is not a real dataset; allowed values: {real}")
+        preparations: dict[str, tuple[str, tuple]] = {}
         for name, dataset in self.datasets.items():
             if isinstance(dataset, RealDataset):
                 _check_real_dataset(name, dataset)
+                recipe = dataset.recipe or name
+                how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials)
+                first, first_how = preparations.setdefault(recipe, (name, how))
+                if first_how != how:
+                    raise ValueError(f"datasets.{name}: shares recipe {recipe!r} with datasets.{first} but differs in "
+                                     "fetch, fetch_scope, splits or strip_specials; they must agree")
         known_suites = {t.suite for t in self.tables.values()}
         for suite in self.suites:
             if suite not in known_suites:
@@ -228,15 +238,16 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
     from paragen.data.prepare import RECIPES
     from paragen.data.registry import load_registry
 
-    if name not in RECIPES:
-        raise ValueError(f"datasets.{name}: no preparation recipe of that name; allowed values: {sorted(RECIPES)}")
+    recipe = dataset.recipe or name
+    if recipe not in RECIPES:
+        raise ValueError(f"datasets.{name}.recipe: no preparation recipe {recipe!r}; allowed values: {sorted(RECIPES)}")
     registry = load_registry()
     for entry in dataset.fetch:
         if entry not in registry:
             raise ValueError(f"datasets.{name}.fetch: unknown registry entry {entry!r}; allowed values: {sorted(registry)}")
     for split in dataset.splits:
-        if split not in RECIPES[name].splits:
-            raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[name].splits)}")
+        if split not in RECIPES[recipe].splits:
+            raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[recipe].splits)}")
 
 
 DATASET_KINDS = ("synthetic", "real")

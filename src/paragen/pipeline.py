@@ -88,42 +88,56 @@ def fetch_marker(entry: str, scope: str) -> str:
 
 
 def segmented_dir(dataset: str, scheme: str) -> str:
+    """Where ``paragen segment RECIPE --name DATASET --scheme SCHEME`` writes."""
     return f"data/segmented/{dataset}.{scheme}"
+
+
+def _set_keys(name: str, spec: RealDataset, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The params keys among ``keys`` that params.yaml actually sets: DVC refuses keys absent from the file."""
+    return tuple(f"datasets.{name}.{key}" for key in keys if key in spec.model_fields_set)
 
 
 def real_data_stages(config: ParagenConfig) -> list[Stage]:
     """fetch -> prepare -> segment -> vocabulary for each dataset in ``config.data``, then the datasets table."""
     result: list[Stage] = []
-    fetched: set[tuple[str, str]] = set()
-    prepared_markers = []
+    prepared_markers: list[str] = []
     mirrors = [word for m in config.mirrors for word in ("--mirror", m)]
-    for name in config.data:
-        spec = config.datasets[name]
+    real = {name: config.datasets[name] for name in config.data}
+    # One fetch stage per registry entry, with the widest scope any dataset needs: two stages
+    # writing into the same data/raw/<entry>/ could race under a parallel engine.
+    scopes: dict[str, str] = {}
+    for spec in real.values():
         assert isinstance(spec, RealDataset)
         for entry in spec.fetch:
-            if (entry, spec.fetch_scope) in fetched:
-                continue
-            fetched.add((entry, spec.fetch_scope))
-            scope_flag = ("--eval-only",) if spec.fetch_scope == "eval" else ()
-            result.append(Stage(
-                name=f"fetch_{entry}_{spec.fetch_scope}", step="fetch",
-                cmd=_command("paragen", "fetch", entry, *scope_flag, *mirrors, "--quiet"),
-                deps=(), outs=(fetch_marker(entry, spec.fetch_scope),), params=("mirrors",)))
-        prepared = f"data/prepared/{name}/prepare.json"
-        prepared_markers.append(prepared)
+            scopes[entry] = "all" if "all" in (scopes.get(entry), spec.fetch_scope) else "eval"
+    for entry, scope in scopes.items():
         result.append(Stage(
-            name=f"prepare_{name}", step="prepare",
-            cmd=_command("paragen", "prepare", name, *(w for split in spec.splits for w in ("--split", split))),
-            deps=tuple(fetch_marker(e, spec.fetch_scope) for e in spec.fetch), outs=(prepared,),
-            params=(f"datasets.{name}",)))
+            name=f"fetch_{entry}", step="fetch",
+            cmd=_command("paragen", "fetch", entry, *(("--eval-only",) if scope == "eval" else ()), *mirrors,
+                         "--quiet"),
+            deps=(), outs=(fetch_marker(entry, scope),), params=("mirrors",)))
+    for name, spec in real.items():
+        assert isinstance(spec, RealDataset)
+        recipe = spec.recipe or name
+        prepared = f"data/prepared/{recipe}/prepare.json"
+        if prepared not in prepared_markers:  # datasets sharing a recipe share its preparation
+            prepared_markers.append(prepared)
+            result.append(Stage(
+                name=f"prepare_{recipe}", step="prepare",
+                cmd=_command("paragen", "prepare", recipe, *(w for split in spec.splits for w in ("--split", split)),
+                             *(("--lowercase-strip-specials",) if spec.strip_specials else ())),
+                deps=tuple(fetch_marker(e, scopes[e]) for e in spec.fetch), outs=(prepared,),
+                params=_set_keys(name, spec, ("fetch", "fetch_scope", "splits", "strip_specials"))))
         directory = segmented_dir(name, spec.segmentation)
         options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
                    *(("--lowercase",) if spec.lowercase else ()),
                    *(("--drop-longer-target",) if spec.drop_longer_target else ())]
         result.append(Stage(
             name=f"segment_{name}", step="segment",
-            cmd=_command("paragen", "segment", name, "--scheme", spec.segmentation, *options, "--quiet"),
-            deps=(prepared,), outs=(f"{directory}/segment.json",), params=(f"datasets.{name}",)))
+            cmd=_command("paragen", "segment", recipe, "--scheme", spec.segmentation, "--name", name, *options,
+                         "--quiet"),
+            deps=(prepared,), outs=(f"{directory}/segment.json",),
+            params=_set_keys(name, spec, ("segmentation", "merges", "lowercase", "drop_longer_target"))))
         if "train" in spec.splits:
             vocab_files = (f"{directory}/vocab.txt",) if spec.shared_vocab else (
                 f"{directory}/vocab.src.txt", f"{directory}/vocab.tgt.txt")
@@ -132,7 +146,8 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 name=f"vocab_{name}", step="vocab",
                 cmd=_command("paragen", "vocab-build", "--dir", directory, *size,
                              *(("--shared",) if spec.shared_vocab else ())),
-                deps=(f"{directory}/segment.json",), outs=vocab_files, params=(f"datasets.{name}",)))
+                deps=(f"{directory}/segment.json",), outs=vocab_files,
+                params=_set_keys(name, spec, ("vocab_size", "shared_vocab"))))
     if prepared_markers:
         tables = ("results/tables/datasets.md", "results/tables/datasets.csv")
         result.append(Stage(name="datasets_table", step="report", cmd=_command("paragen", "datasets-table"),

@@ -106,8 +106,11 @@ def drop_longer_targets(sources: list[str], targets: list[str]) -> list[int]:
 
 def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase: bool = False,
                     prepared_root: str | Path = "data/prepared", out_root: str | Path = "data/segmented",
-                    workers: int | None = None, progress: bool = True, drop_longer_target: bool = False) -> Path:
-    """Segment every prepared split of ``dataset`` into ``data/segmented/<dataset>.<scheme>/``.
+                    workers: int | None = None, progress: bool = True, drop_longer_target: bool = False,
+                    name: str | None = None) -> Path:
+    """Segment every prepared split of ``dataset`` into ``data/segmented/<name>.<scheme>/``.
+
+    ``name`` (default: ``dataset``) lets one prepared dataset be segmented under several names.
 
     ``drop_longer_target`` removes training pairs whose target is longer than the source after
     segmentation, as SPM does after BPE (0.1 % of Gigaword train); the count is logged and recorded.
@@ -115,7 +118,7 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
     source_dir = Path(prepared_root) / dataset
     if not source_dir.is_dir():
         raise CorpusError(f"{source_dir}: not prepared (run `paragen prepare {dataset}`)")
-    out_dir = Path(out_root) / f"{dataset}.{scheme}"
+    out_dir = Path(out_root) / f"{name or dataset}.{scheme}"
     files = sorted(p for p in source_dir.iterdir() if p.suffix in (".src", ".tgt") or ".ref." in p.name)
     codes = None
     if scheme == "bpe":

@@ -11,17 +11,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from paragen.data.corpus import CorpusError, read_lines
-from paragen.vocabulary import Vocabulary
+from paragen.vocabulary import SPECIALS, Vocabulary
 
 
 def build_vocabularies(directory: str | Path, size: int | None, shared: bool) -> list[Path]:
-    """Write ``vocab.txt`` (shared) or ``vocab.src.txt`` and ``vocab.tgt.txt`` into ``directory``."""
+    """Write ``vocab.txt`` (shared) or ``vocab.src.txt`` and ``vocab.tgt.txt`` into ``directory``.
+
+    ``size`` counts tokens besides the four special symbols, as the papers' sizes do.
+    """
     directory = Path(directory)
     sides = {side: directory / f"train.{side}" for side in ("src", "tgt")}
     missing = [str(p) for p in sides.values() if not p.exists()]
     if missing:
         raise CorpusError(f"vocabularies are built on the training split, which is missing: {', '.join(missing)}")
     corpora = {side: [line.split() for line in read_lines(path)] for side, path in sides.items()}
+    size = None if size is None else size + len(SPECIALS)
     if shared:
         out = directory / "vocab.txt"
         Vocabulary.build([corpora["src"], corpora["tgt"]], size).save(out)
