@@ -79,3 +79,44 @@ def test_fetch_evaluation_sets_from_the_real_mirror(tmp_path):
     with pytest.raises(ManualPlacementRequired, match="PART_II.txt"):
         fetch_dataset("lcsts", [str(MIRROR)], "eval", tmp_path, progress=False)
     assert (tmp_path / "lcsts" / "PART_III.txt").exists()
+
+
+def test_training_sets_download_over_http_and_prepare(monkeypatch, tmp_path):
+    """True-format fixtures served on loopback: PWKP parallel text (CRLF, a duplicate) and LCSTS PART I."""
+    from paragen.data.prepare import prepare_dataset
+
+    server = Server()
+    files = {
+        "pwkp/train.src": b"the cat sat .\r\nit is big .\r\nthe cat sat .\r\n",
+        "pwkp/train.dst": b"cat sat .\r\nit is big .\r\ncat sat .\r\n",
+        "lcsts/PART_I.txt": ("<doc id=0>\n    <summary>\n        \u4eca\u5929\u5929\u6c14\n    </summary>\n"
+                             "    <short_text>\n        \u4eca\u5929\u5929\u6c14\u5f88\u597d\n    </short_text>\n"
+                             "</doc>\n").encode("utf-8"),
+    }
+    for path, body in files.items():
+        server.files["/" + path] = body
+    server.truncate_once.add("/pwkp/train.src")  # the transfer breaks off once and must resume
+
+    def entry(dataset: str, name: str) -> dict:
+        body = files[f"{dataset}/{name}"]
+        return {"path": name, "urls": [f"{server.url}/{dataset}/{name}"], "split": "train",
+                "sha256": hashlib.sha256(body).hexdigest()}
+
+    common = {"title": "t", "citation": "c", "licence": "l", "homepage": "h", "expected": {"train": 1}}
+    sources = {"pwkp": DatasetSource.model_validate({**common, "files": [entry("pwkp", "train.src"),
+                                                                           entry("pwkp", "train.dst")]}),
+               "lcsts": DatasetSource.model_validate({**common, "files": [entry("lcsts", "PART_I.txt")]})}
+    monkeypatch.setattr(registry, "load_registry", lambda: sources)
+    try:
+        for name in sources:
+            fetch_dataset(name, [], "all", tmp_path / "raw", progress=False)
+    finally:
+        server.close()
+    resumed_at = len(files["pwkp/train.src"]) // 2
+    assert ("/pwkp/train.src", f"bytes={resumed_at}-") in server.requests  # resumed after the broken transfer
+    pwkp = prepare_dataset("pwkp", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    assert pwkp["train"]["pairs"] == 2 and "1 duplicate pairs removed" in pwkp["train"]["notes"]
+    assert any("CRLF" in note for note in pwkp["train"]["notes"])
+    lcsts = prepare_dataset("lcsts", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    assert lcsts["train"]["pairs"] == 1
+    assert (tmp_path / "out/lcsts/train.tgt").read_text(encoding="utf-8") == "\u4eca\u5929\u5929\u6c14\n"
