@@ -28,3 +28,13 @@ def test_rows_counts_lengths_coverage_and_absent_splits(tmp_path):
     md = to_markdown(list(rows.values()))
     assert "| pwkp | test | 1 | 100 | 1 | 6 | 4.0 | 2.0 | 50.0 |" in md and "| pwkp | train | 2 | 89,042 |" in md
     assert to_csv(list(rows.values())).splitlines()[0].startswith("dataset,split,pairs,references")
+
+
+def test_system_outputs_are_listed_with_their_expected_lines(tmp_path):
+    from paragen.report.datasets import collect_system_outputs
+
+    out = tmp_path / "dress_outputs" / "WikiLarge" / "test" / "Dress.lower"
+    _write(out, ["a b", "c"])
+    rows = {r.split: r for r in collect_system_outputs(tmp_path)}
+    assert rows["WikiLarge/Dress.lower"].pairs == 2 and rows["WikiLarge/Dress.lower"].paper == 359
+    assert rows["WikiSmall/Hybrid"].pairs is None and "not fetched" in rows["WikiSmall/Hybrid"].note

@@ -122,13 +122,15 @@ def test_real_evaluation_sets_have_the_papers_counts(tmp_path):
             pass  # LCSTS PART II and the Gigaword release are placed by hand; PART III is fetched
     counts = {}
     for name, splits in (("turkcorpus", ["valid", "test"]), ("asset", ["valid", "test"]),
-                         ("pwkp", ["valid", "test"]), ("wikilarge", ["valid", "test"]), ("lcsts", ["test"]),
+                         ("pwkp", ["valid", "test"]), ("wikilarge", ["valid", "test", "valid_zl", "test_zl"]),
+                         ("lcsts", ["test"]),
                          ("gigaword", ["test_rush"]), ("ppdb", None), ("turk_mini", None)):
         for split, row in prepare_dataset(name, splits, raw, tmp_path / "out").items():
             counts[f"{name}.{split}"] = (row["pairs"], row["references"])
     assert counts == {"turkcorpus.valid": (2000, 8), "turkcorpus.test": (359, 8), "asset.valid": (2000, 10),
                       "asset.test": (359, 10), "pwkp.valid": (205, 1), "pwkp.test": (100, 1),
-                      "wikilarge.valid": (2000, 8), "wikilarge.test": (359, 8), "lcsts.test": (725, 1),
+                      "wikilarge.valid": (2000, 8), "wikilarge.test": (359, 8), "wikilarge.valid_zl": (992, 1),
+                      "wikilarge.test_zl": (359, 1), "lcsts.test": (725, 1),
                       "gigaword.test_rush": (1951, 1), "ppdb.pairs": (210372, 1),
                       "turk_mini.train": (32400, 1), "turk_mini.valid": (200, 8), "turk_mini.test": (359, 8)}
 

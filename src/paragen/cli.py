@@ -209,6 +209,10 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
                 prepare_dataset(name, [split])
             except CorpusError as error:
                 print(f"{name} {split}: not prepared: {error}", file=sys.stderr)
+    try:
+        fetch_dataset("dress_outputs", [args.mirror], "eval", progress=False)  # listed in the table, not prepared
+    except FetchError as error:
+        print(f"dress_outputs: {str(error).splitlines()[0]}", file=sys.stderr)
     cmd_datasets_table(argparse.Namespace(prepared_root="data/prepared"))
 
 

@@ -119,8 +119,18 @@ def _pwkp(raw_root: Path, split: str, options: dict) -> Split:
 
 
 def _wikilarge(raw_root: Path, split: str, options: dict) -> Split:
-    """WikiLarge train; validation and test are the Turk tune/test sets (003 §4.1)."""
-    data = parallel(raw_root / "wikilarge", "train.src", "train.dst") if split == "train" else turk(raw_root, split)
+    """WikiLarge train; validation and test are the Turk tune/test sets (003 §4.1).
+
+    ``valid_zl`` / ``test_zl`` are Zhang & Lapata's own WikiLarge validation and test files
+    (992 / 359, one reference), kept for comparison with the DRESS release.
+    """
+    if split == "train":
+        data = parallel(raw_root / "wikilarge", "train.src", "train.dst")
+    elif split in ("valid_zl", "test_zl"):
+        name = split.removesuffix("_zl")
+        data = parallel(raw_root / "wikilarge", f"{name}.src", f"{name}.dst")
+    else:
+        data = turk(raw_root, split)
     if options.get("lowercase_strip_specials"):
         data = Split([lowercase_and_strip_specials(s) for s in data.sources],
                      [[lowercase_and_strip_specials(r) for r in ref] for ref in data.references],
@@ -255,7 +265,8 @@ RECIPES: dict[str, Recipe] = {
     "turkcorpus": Recipe(("valid", "test"), _turkcorpus, {"valid": 2000, "test": 359}),
     "asset": Recipe(("valid", "test"), _asset, {"valid": 2000, "test": 359}),
     "pwkp": Recipe(("train", "valid", "test"), _pwkp, {"train": 89042, "valid": 205, "test": 100}),
-    "wikilarge": Recipe(("train", "valid", "test"), _wikilarge, {"train": 296402, "valid": 2000, "test": 359}),
+    "wikilarge": Recipe(("train", "valid", "test", "valid_zl", "test_zl"), _wikilarge,
+                        {"train": 296402, "valid": 2000, "test": 359, "valid_zl": 992, "test_zl": 359}),
     "ew_sew": Recipe(("train", "valid", "test"), _ew_sew, {"valid": 2000, "test": 359}),
     "lcsts": Recipe(("train", "valid", "test"), _lcsts, {"train": 2400591, "valid": 8685, "test": 725}),
     # Gigaword train: 3,778,230 is the count after SPM's BPE filter (`paragen segment --drop-longer-target`).

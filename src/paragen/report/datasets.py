@@ -105,6 +105,30 @@ def collect(prepared_root: str | Path = "data/prepared") -> list[Row]:
     return rows
 
 
+DRESS_OUTPUT_LINES = {"WikiLarge": 359, "WikiSmall": 100}
+"""Published system outputs of the DRESS release: one line per Turk test (359) or PWKP test (100) sentence."""
+
+
+def collect_system_outputs(raw_root: str | Path = "data/raw") -> list[Row]:
+    """One row per fetched DRESS system output (``paragen fetch dress_outputs``), absent ones marked."""
+    from paragen.data.registry import dataset_source
+
+    rows = []
+    for file in dataset_source("dress_outputs").files:
+        test_set, _, system = file.path.split("/")
+        path = Path(raw_root) / "dress_outputs" / file.path
+        expected = DRESS_OUTPUT_LINES[test_set]
+        if not path.exists():
+            rows.append(Row("dress_outputs", f"{test_set}/{system}", None, None, None, None, None, None, expected,
+                            "not fetched (`paragen fetch dress_outputs`)"))
+            continue
+        lines = read_lines(path)
+        n_tokens = sum(len(line.split()) for line in lines)
+        rows.append(Row("dress_outputs", f"{test_set}/{system}", len(lines), None, n_tokens, None,
+                        n_tokens / len(lines) if lines else None, None, expected, "system output (one per sentence)"))
+    return rows
+
+
 def _fmt(value: float | int | None, digits: int = 1) -> str:
     if value is None:
         return "—"
@@ -136,8 +160,9 @@ def to_csv(rows: list[Row]) -> str:
     return buffer.getvalue()
 
 
-def write_datasets_table(prepared_root: str | Path = "data/prepared", stem: str = "results/tables/datasets") -> list[Row]:
-    rows = collect(prepared_root)
+def write_datasets_table(prepared_root: str | Path = "data/prepared", stem: str = "results/tables/datasets",
+                         raw_root: str | Path = "data/raw") -> list[Row]:
+    rows = collect(prepared_root) + collect_system_outputs(raw_root)
     write_text(f"{stem}.md", to_markdown(rows))
     write_text(f"{stem}.csv", to_csv(rows))
     return rows
