@@ -6,8 +6,10 @@ stage depends on. The Snakefile defines one rule per stage from this list and
 ``dvc.yaml`` is rendered from the same list (``paragen dvc-yaml``), so the two
 engines cannot drift apart; ``tests/test_engines_agree.py`` proves it.
 
-Paths follow DESIGN.md's layout: ``data/prepared/<dataset>/``,
-``data/vocab/``, ``runs/<experiment>/``, ``results/{metrics,tables,figures}``.
+Paths follow DESIGN.md's layout: ``data/raw/<entry>/``, ``data/prepared/<dataset>/``,
+``data/segmented/<dataset>.<scheme>/``, ``data/vocab/``, ``runs/<experiment>/``,
+``results/{metrics,tables,figures}``. Synthetic datasets feed the experiments of the active
+tables; real datasets listed under ``data:`` get fetch/prepare/segment/vocab stages.
 """
 
 from __future__ import annotations
@@ -115,7 +117,8 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
             name=f"fetch_{entry}", step="fetch",
             cmd=_command("paragen", "fetch", entry, *(("--eval-only",) if scope == "eval" else ()), *mirrors,
                          "--quiet"),
-            deps=(), outs=(fetch_marker(entry, scope),), params=("mirrors",)))
+            deps=(), outs=(fetch_marker(entry, scope),),
+            params=("mirrors",) if "mirrors" in config.model_fields_set else ()))
     for name, spec in real.items():
         assert isinstance(spec, RealDataset)
         recipe = spec.recipe or name
