@@ -35,7 +35,10 @@ def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabular
             results[index] = Translation(
                 [decode_ids(h.tokens, vocab, batch.oovs[row]) for h in hyps[row]], [h.score for h in hyps[row]]
             )
-    return [r for r in results if r is not None]
+    missing = [i for i, r in enumerate(results) if r is None]
+    if missing:  # would misalign outputs with references downstream
+        raise RuntimeError(f"{len(missing)} sentences were not decoded (first: index {missing[0]})")
+    return results  # type: ignore[return-value]
 
 
 @torch.no_grad()
