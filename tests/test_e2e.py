@@ -77,6 +77,16 @@ def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_
     assert re.search(r"modified:\s+models.copynet$", status, flags=re.M), status
 
 
+def test_generate_refuses_a_real_dataset(tmp_path):
+    from paragen.cli import main
+
+    params = (Path(__file__).parent / "fixtures/tiny_params.yaml").read_text()
+    params = params.replace("datasets:\n", "datasets:\n  turk_mini: {kind: real, fetch: [turkcorpus], "
+                            "splits: [test]}\n", 1)
+    (tmp_path / "params.yaml").write_text(params)
+    assert main(["generate", "--params", str(tmp_path / "params.yaml"), "--dataset", "turk_mini"]) == 2
+
+
 def test_cli_rejects_bad_params_with_the_key(tmp_path):
     (tmp_path / "params.yaml").write_text((Path(__file__).parent / "fixtures/tiny_params.yaml").read_text()
                                           .replace("beam_size: 3", "beam_size: 0"))

@@ -43,7 +43,10 @@ def cmd_generate(args: argparse.Namespace) -> None:
     config = _config(args)
     if args.dataset not in config.datasets:
         raise ConfigError(f"unknown dataset {args.dataset!r}; allowed values: {sorted(config.datasets)}")
-    splits = generate(config.datasets[args.dataset])
+    spec = config.datasets[args.dataset]
+    if spec.kind != "synthetic":
+        raise ConfigError(f"{args.dataset} is a {spec.kind} dataset; use `paragen fetch` and `paragen prepare` for it")
+    splits = generate(spec)
     write_splits(splits, _dataset_dir(args.dataset))
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
 
