@@ -47,7 +47,7 @@ def test_score_files_and_cli_json(tmp_path, capsys):
 def test_line_count_mismatch_names_files(tmp_path, capsys):
     ref = _write(tmp_path / "ref", ["a", "b"])
     hyp = _write(tmp_path / "hyp", ["a"])
-    with pytest.raises(CorpusError, match=r"hyp has 1 lines, .*ref has 2"):
+    with pytest.raises(CorpusError, match=r"hyp has 1 lines but .*ref has 2"):
         score_exact(ref_path=ref, hyp_path=hyp)
     assert main(["score", "--metric", "exact", "--ref", str(ref), "--hyp", str(hyp)]) == 2
     assert "ref has 2" in capsys.readouterr().err

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json
 from paragen.config import ConfigError, ParagenConfig, load_config
-from paragen.data.corpus import CorpusError, read_lines, read_split
+from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split
 from paragen.data.fetch import FetchError
 
 log = logging.getLogger("paragen")
@@ -230,8 +230,7 @@ def cmd_oddgen(args: argparse.Namespace) -> None:
         if not sep or not name or not path:
             raise ConfigError(f"--system {item!r}: expected NAME=FILE")
         outputs = [line.split() for line in read_lines(path)]
-        if len(outputs) != len(references):
-            raise CorpusError(f"line counts differ: {path} has {len(outputs)} lines, {args.ref} has {len(references)}")
+        check_aligned(path, len(outputs), args.ref, len(references))
         counts[name] = odd_generation(outputs, references).as_dict()
     write_json(f"{args.out}.json", counts)
     plot_odd_generation(counts, f"{args.out}.png", args.title)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.metrics.bootstrap import paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
 
@@ -55,8 +55,7 @@ def _read_text(path: str, request: ScoreRequest) -> list[str]:
 
 
 def _aligned(path_a: str | Path, lines_a: Sequence[Any], path_b: str | Path, lines_b: Sequence[Any]) -> None:
-    if len(lines_a) != len(lines_b):
-        raise CorpusError(f"line counts differ: {path_a} has {len(lines_a)} lines, {path_b} has {len(lines_b)}")
+    check_aligned(path_a, len(lines_a), path_b, len(lines_b))
 
 
 def _read_references(request: ScoreRequest, hyp_lines: list[str]) -> list[list[str]]:

@@ -22,6 +22,13 @@ class ParallelCorpus:
         return len(self.sources)
 
 
+def check_aligned(path_a: str | Path, count_a: int, path_b: str | Path, count_b: int) -> None:
+    """Parallel files must have one line per sentence each; the error names both files and counts."""
+    if count_a != count_b:
+        raise CorpusError(f"{path_a} has {count_a} lines but {path_b} has {count_b}: "
+                          "files must be aligned line by line")
+
+
 def read_lines(path: str | Path) -> list[str]:
     """Lines of a UTF-8 file without line terminators; bad bytes are reported with their line."""
     path = Path(path)
@@ -42,11 +49,7 @@ def read_split(directory: str | Path, split: str, require_nonempty: bool = True)
     directory = Path(directory)
     src_path, tgt_path, tag_path = (directory / f"{split}.{s}" for s in ("src", "tgt", "tag"))
     sources, targets = read_lines(src_path), read_lines(tgt_path)
-    if len(sources) != len(targets):
-        raise CorpusError(
-            f"{src_path} has {len(sources)} lines but {tgt_path} has {len(targets)}: "
-            "source and target must be aligned line by line"
-        )
+    check_aligned(src_path, len(sources), tgt_path, len(targets))
     if require_nonempty:
         for path, lines in ((src_path, sources), (tgt_path, targets)):
             for number, line in enumerate(lines, start=1):
@@ -55,6 +58,5 @@ def read_split(directory: str | Path, split: str, require_nonempty: bool = True)
     tags = None
     if tag_path.exists():
         tags = read_lines(tag_path)
-        if len(tags) != len(sources):
-            raise CorpusError(f"{tag_path} has {len(tags)} lines but {src_path} has {len(sources)}")
+        check_aligned(tag_path, len(tags), src_path, len(sources))
     return ParallelCorpus([s.split() for s in sources], [t.split() for t in targets], tags)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from paragen.atomic import atomic_open, write_json
-from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.data.lcsts import read_lcsts
 
 log = logging.getLogger(__name__)
@@ -51,9 +51,7 @@ def read_raw(path: Path, notes: list[str]) -> list[str]:
 def aligned(paths: list[Path], notes: list[str]) -> list[list[str]]:
     columns = [read_raw(p, notes) for p in paths]
     for path, column in zip(paths[1:], columns[1:]):
-        if len(column) != len(columns[0]):
-            raise CorpusError(f"{paths[0]} has {len(columns[0])} lines but {path} has {len(column)}: "
-                              "files must be aligned line by line")
+        check_aligned(paths[0], len(columns[0]), path, len(column))
     return columns
 
 

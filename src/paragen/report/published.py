@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from paragen.atomic import write_text
-from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.metrics.bleu import corpus_bleu
 from paragen.metrics.sari import corpus_sari
 
@@ -67,10 +67,10 @@ def score_published_outputs(mirror: str | Path) -> list[Row]:
         sources = _lines(mirror, test_set["source"])
         references = [_lines(mirror, r) for r in test_set["references"]]
         for system, published in test_set["systems"].items():
-            outputs = _lines(mirror, test_set["outputs"].format(system=system))
-            for lines, label in ((sources, "source"), *((r, "reference") for r in references)):
-                if len(lines) != len(outputs):
-                    raise CorpusError(f"{name}/{system}: {len(outputs)} output lines but {len(lines)} {label} lines")
+            output_path = test_set["outputs"].format(system=system)
+            outputs = _lines(mirror, output_path)
+            for relative, lines in zip([test_set["source"], *test_set["references"]], [sources, *references]):
+                check_aligned(mirror / output_path, len(outputs), mirror / relative, len(lines))
             sari = corpus_sari(sources, outputs, references, mode="legacy")
             bleu = corpus_bleu(outputs, references, lowercase=True, tokenize="13a")
             rows.append(Row(name, system, "SARI (legacy)", published["sari"], test_set["sources"]["sari"],
