@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
-from paragen.metrics.bootstrap import paired_bootstrap
+from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
 
 METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
@@ -89,9 +89,10 @@ def read_nbest(path: str | Path) -> list[list[str]]:
     return lists
 
 
-# Each scorer returns (result dict, statistics function for bootstrap or None).
+# Each scorer returns (result dict, per-sentence statistics of the hypotheses when already computed,
+# the statistics function and the corpus-score function that paired bootstrap needs, or None).
 Stats = Callable[[list[str]], np.ndarray]
-Scorer = Callable[[ScoreRequest, list[str]], tuple[dict[str, Any], Stats | None, Callable[[np.ndarray], float] | None]]
+Scorer = Callable[[ScoreRequest, list[str]], tuple[dict[str, Any], np.ndarray | None, Stats | None, ScoreFn | None]]
 
 
 def _bleu(request: ScoreRequest, hyps: list[str]):
@@ -101,7 +102,7 @@ def _bleu(request: ScoreRequest, hyps: list[str]):
     result = bleu.corpus_bleu(hyps, refs, request.lowercase, request.tokenize)
     metric = bleu.bleu_metric(request.lowercase, request.tokenize)
     stats = lambda h: bleu.sentence_statistics(h, refs, request.lowercase, request.tokenize)[0]  # noqa: E731
-    return ({"score": result.score, "signature": result.signature, "references": len(refs)}, stats,
+    return ({"score": result.score, "signature": result.signature, "references": len(refs)}, None, stats,
             lambda rows: bleu.score_from_statistics(metric, rows.sum(axis=0)))
 
 
@@ -118,7 +119,7 @@ def _sari(request: ScoreRequest, hyps: list[str]):
     stats = lambda h: sari.all_statistics(sources, [x.lower() if request.lowercase else x for x in h], refs,  # noqa: E731
                                           request.sari_mode)
     return ({"score": result.sari, "add": result.add, "keep": result.keep, "delete": result.delete,
-             "mode": result.mode, "references": len(refs)}, stats,
+             "mode": result.mode, "references": len(refs)}, per_sentence, stats,
             lambda rows: sari.score_from_statistics(rows.sum(axis=0), request.sari_mode).sari)
 
 
@@ -130,13 +131,13 @@ def _rouge(request: ScoreRequest, hyps: list[str]):
         raise CorpusError(f"rouge takes exactly one --ref, got {len(refs)}")
     if request.rouge_perl:
         result = rouge.perl_rouge(hyps, refs[0])
-        return {"score": result.as_dict(), "implementation": "ROUGE-1.5.5 (perl)"}, None, None
+        return {"score": result.as_dict(), "implementation": "ROUGE-1.5.5 (perl)"}, None, None, None
     per_sentence = rouge.sentence_f1(hyps, refs[0], request.rouge_unit, request.stem)
     means = per_sentence.mean(axis=0) if len(hyps) else np.zeros(3)
     score = dict(zip(rouge.ROUGE_TYPES, map(float, means)))
     stats = lambda h: rouge.sentence_f1(h, refs[0], request.rouge_unit, request.stem)  # noqa: E731
     return ({"score": score, "unit": request.rouge_unit, "stemmed": request.stem,
-             "implementation": "rouge-score", "bootstrap_on": "rouge2"}, stats,
+             "implementation": "rouge-score", "bootstrap_on": "rouge2"}, per_sentence, stats,
             lambda rows: float(rows[:, 1].mean()))
 
 
@@ -157,7 +158,7 @@ def _exact(request: ScoreRequest, hyps: list[str]):
     by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)
     overall = by_tag.pop("all")
     stats = lambda h: np.array([[float(a.split() == b.split())] for a, b in zip(h, refs)])  # noqa: E731
-    return ({"score": overall["top1"], "count": overall["count"], "overall": overall, "by_tag": by_tag}, stats,
+    return ({"score": overall["top1"], "count": overall["count"], "overall": overall, "by_tag": by_tag}, None, stats,
             lambda rows: 100.0 * float(rows.mean()))
 
 
@@ -166,7 +167,7 @@ def _oddgen(request: ScoreRequest, hyps: list[str]):
 
     refs = _read_references(request, hyps)[0]
     counts = odd_generation([h.split() for h in hyps], [r.split() for r in refs]).as_dict()
-    return {"score": counts}, None, None
+    return {"score": counts}, None, None, None
 
 
 SCORERS: dict[str, Scorer] = {"bleu": _bleu, "sari": _sari, "rouge": _rouge, "exact": _exact, "oddgen": _oddgen}
@@ -177,14 +178,15 @@ def score(request: ScoreRequest) -> dict[str, Any]:
     if request.metric not in SCORERS:
         raise ValueError(f"unknown metric {request.metric!r}; allowed values: {', '.join(METRICS)}")
     hyps = _read_text(request.hyp, request)
-    details, stats, corpus_score = SCORERS[request.metric](request, hyps)
+    details, rows, stats, corpus_score = SCORERS[request.metric](request, hyps)
     result = {"metric": request.metric, **details, "hyp": request.hyp, "refs": request.refs}
     if request.compare is not None:
         if stats is None or corpus_score is None:
             raise CorpusError(f"paired bootstrap is not defined for {request.metric}")
         other = _read_text(request.compare, request)
         _aligned(request.hyp, hyps, request.compare, other)
-        test = paired_bootstrap(stats(other), stats(hyps), corpus_score, request.bootstrap_samples, request.seed)
+        test = paired_bootstrap(stats(other), rows if rows is not None else stats(hyps), corpus_score,
+                                request.bootstrap_samples, request.seed)
         result["bootstrap"] = {"system_a": request.compare, "system_b": request.hyp, **test.as_dict()}
     return result
 
