@@ -22,6 +22,11 @@ class ParallelCorpus:
         return len(self.sources)
 
 
+def characters(text: str) -> list[str]:
+    """Character tokens: every non-whitespace character (how LCSTS is segmented and scored)."""
+    return [ch for ch in text if not ch.isspace()]
+
+
 def check_aligned(path_a: str | Path, count_a: int, path_b: str | Path, count_b: int) -> None:
     """Parallel files must have one line per sentence each; the error names both files and counts."""
     if count_a != count_b:

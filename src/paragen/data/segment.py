@@ -22,7 +22,7 @@ from typing import Callable, Literal, Sequence
 from tqdm.auto import tqdm
 
 from paragen.atomic import atomic_open, write_json
-from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.corpus import CorpusError, characters, read_lines
 
 log = logging.getLogger(__name__)
 Scheme = Literal["bpe", "char", "jieba", "word"]
@@ -32,7 +32,7 @@ _segmenter: Callable[[str], str] | None = None
 
 
 def char_segment(line: str) -> str:
-    return " ".join(ch for ch in line if not ch.isspace())
+    return " ".join(characters(line))
 
 
 def _make_segmenter(scheme: str, codes: str | None, lowercase: bool) -> Callable[[str], str]:

@@ -25,6 +25,8 @@ from typing import Literal, Sequence
 import numpy as np
 from rouge_score import rouge_scorer, tokenizers
 
+from paragen.data.corpus import characters
+
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 Unit = Literal["word", "char"]
 
@@ -33,7 +35,7 @@ class CharacterTokenizer(tokenizers.Tokenizer):
     """Every non-whitespace character is a token; Latin letters are lowercased."""
 
     def tokenize(self, text: str) -> list[str]:
-        return [ch for ch in text.lower() if not ch.isspace()]
+        return characters(text.lower())
 
 
 @dataclass(frozen=True)

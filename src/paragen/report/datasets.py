@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paragen.atomic import write_text
-from paragen.data.corpus import read_lines
+from paragen.data.corpus import characters, read_lines
 from paragen.data.prepare import RECIPES, TURK_MINI_LABEL
 
 CHARACTER_LEVEL = {"lcsts"}
@@ -47,7 +47,7 @@ class Row:
 
 
 def tokens(line: str, dataset: str) -> list[str]:
-    return [ch for ch in line if not ch.isspace()] if dataset in CHARACTER_LEVEL else line.split()
+    return characters(line) if dataset in CHARACTER_LEVEL else line.split()
 
 
 def _absent_reason(name: str, split: str) -> str:
