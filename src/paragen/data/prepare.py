@@ -32,6 +32,11 @@ class Split:
     def __len__(self) -> int:
         return len(self.sources)
 
+    def select(self, rows: list[int], note: str | None = None) -> "Split":
+        """The pairs at ``rows`` (all references kept aligned), with ``note`` added to the log."""
+        return Split([self.sources[i] for i in rows], [[ref[i] for i in rows] for ref in self.references],
+                     self.notes + ([note] if note else []))
+
 
 class CountMismatch(CorpusError):
     """A prepared split does not have the size the paper reports."""
@@ -60,9 +65,7 @@ def drop_empty(split: Split) -> Split:
     keep = [i for i in range(len(split)) if split.sources[i].strip()
             and all(ref[i].strip() for ref in split.references)]
     dropped = len(split) - len(keep)
-    if dropped:
-        split.notes.append(f"{dropped} pairs with an empty side dropped")
-    return Split([split.sources[i] for i in keep], [[ref[i] for i in keep] for ref in split.references], split.notes)
+    return split.select(keep, f"{dropped} pairs with an empty side dropped" if dropped else None)
 
 
 def deduplicate(split: Split) -> Split:
@@ -74,9 +77,7 @@ def deduplicate(split: Split) -> Split:
         if key not in seen:
             seen.add(key)
             keep.append(i)
-    removed = len(split) - len(keep)
-    split.notes.append(f"{removed} duplicate pairs removed")
-    return Split([split.sources[i] for i in keep], [[ref[i] for i in keep] for ref in split.references], split.notes)
+    return split.select(keep, f"{len(split) - len(keep)} duplicate pairs removed")
 
 
 _SPECIAL = re.compile(r"[^0-9a-z\s]")
@@ -184,8 +185,7 @@ def _gigaword(raw_root: Path, split: str, options: dict) -> Split:
                               "SPM's 8,000 validation and 10,000 test pairs")
         order = random.Random(GIGAWORD_SAMPLE_SEED).sample(range(len(pool)), 18000)
         chosen = order[:8000] if split == "valid" else order[8000:]
-        data = Split([pool.sources[i] for i in chosen], [[pool.references[0][i] for i in chosen]],
-                     pool.notes + [f"sampled from the validation split with seed {GIGAWORD_SAMPLE_SEED}"])
+        data = pool.select(chosen, f"sampled from the validation split with seed {GIGAWORD_SAMPLE_SEED}")
         data.notes.append(_count_unk(data))
         return data
     if split == "test_zhou":
