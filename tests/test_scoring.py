@@ -5,7 +5,7 @@ import pytest
 from paragen.cli import main
 from paragen.data.corpus import CorpusError
 from paragen.metrics.exact import accuracy_by_tag, exact_match, top_k_accuracy
-from paragen.scoring import score_exact
+from paragen.scoring import ScoreRequest, score
 
 
 def test_exact_match_and_top_k():
@@ -32,7 +32,7 @@ def test_score_files_and_cli_json(tmp_path, capsys):
     hyp = _write(tmp_path / "hyp", ["a b", "x", "d"])
     tags = _write(tmp_path / "tag", ["t1", "t2", "t2"])
     nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": n}) for n in (["a b"], ["x", "c"], ["d", "q"])])
-    result = score_exact(ref_path=ref, hyp_path=hyp, nbest_path=nbest, tags_path=tags, ks=[2])
+    result = score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest), tags=str(tags), topk=[2]))
     assert result["score"] == pytest.approx(200 / 3)
     assert result["overall"]["top2"] == 100.0
     assert result["by_tag"]["t2"]["top1"] == 50.0
@@ -48,7 +48,7 @@ def test_line_count_mismatch_names_files(tmp_path, capsys):
     ref = _write(tmp_path / "ref", ["a", "b"])
     hyp = _write(tmp_path / "hyp", ["a"])
     with pytest.raises(CorpusError, match=r"hyp has 1 lines but .*ref has 2"):
-        score_exact(ref_path=ref, hyp_path=hyp)
+        score(ScoreRequest("exact", str(hyp), [str(ref)]))
     assert main(["score", "--metric", "exact", "--ref", str(ref), "--hyp", str(hyp)]) == 2
     assert "ref has 2" in capsys.readouterr().err
 
@@ -58,8 +58,8 @@ def test_bad_utf8_and_bad_nbest_are_located(tmp_path):
     ref.write_bytes(b"ok\n\xff\xfe\n")
     hyp = _write(tmp_path / "hyp", ["ok", "no"])
     with pytest.raises(CorpusError, match=r"ref:2: not valid UTF-8"):
-        score_exact(ref_path=ref, hyp_path=hyp)
+        score(ScoreRequest("exact", str(hyp), [str(ref)]))
     ref = _write(tmp_path / "ref2", ["a", "b"])
     nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": ["ok"]}), "not json"])
     with pytest.raises(CorpusError, match=r"nbest:2: expected a JSON object"):
-        score_exact(ref_path=ref, hyp_path=hyp, nbest_path=nbest)
+        score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest)))

@@ -189,11 +189,3 @@ def score(request: ScoreRequest) -> dict[str, Any]:
                                 request.bootstrap_samples, request.seed)
         result["bootstrap"] = {"system_a": request.compare, "system_b": request.hyp, **test.as_dict()}
     return result
-
-
-def score_exact(*, ref_path: str | Path, hyp_path: str | Path, nbest_path: str | Path | None = None,
-                tags_path: str | Path | None = None, ks: Sequence[int] = (1,)) -> dict[str, Any]:
-    """Exact-match (and top-k, given an n-best file) accuracy in percent, overall and per tag."""
-    return score(ScoreRequest("exact", str(hyp_path), [str(ref_path)], nbest=None if nbest_path is None
-                              else str(nbest_path), tags=None if tags_path is None else str(tags_path),
-                              topk=list(ks)))
