@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
@@ -19,6 +18,7 @@ from paragen.atomic import atomic_open, write_json
 from paragen.config import ConfigError, ParagenConfig, load_config
 from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split
 from paragen.data.fetch import FetchError
+from paragen.data.registry import default_mirror
 
 log = logging.getLogger("paragen")
 
@@ -181,10 +181,10 @@ def cmd_segment(args: argparse.Namespace) -> None:
 
 def cmd_vocab_build(args: argparse.Namespace) -> None:
     from paragen.data.vocabularies import build_vocabularies
-    from paragen.vocabulary import Vocabulary
+    from paragen.vocabulary import SPECIALS, Vocabulary
 
     for path in build_vocabularies(args.dir, args.size, args.shared):
-        print(f"{path}: {len(Vocabulary.load(path)) - 4:,} tokens besides the 4 special symbols")
+        print(f"{path}: {len(Vocabulary.load(path)) - len(SPECIALS):,} tokens besides the special symbols")
 
 
 def cmd_datasets_table(args: argparse.Namespace) -> None:
@@ -216,7 +216,7 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
         fetch_dataset("dress_outputs", [args.mirror], "eval", progress=False)  # listed in the table, not prepared
     except FetchError as error:
         print(f"dress_outputs: {str(error).splitlines()[0]}", file=sys.stderr)
-    cmd_datasets_table(argparse.Namespace(prepared_root="data/prepared"))
+    cmd_datasets_table(args)
 
 
 def cmd_oddgen(args: argparse.Namespace) -> None:
@@ -347,7 +347,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prepared-root", default="data/prepared")
     p = add("evalsets", cmd_evalsets, "fetch and prepare every evaluation set a local mirror holds, then the "
             "datasets table", params=False)
-    p.add_argument("--mirror", default=os.environ.get("PARAGEN_MIRROR", "../shared/data"))
+    p.add_argument("--mirror", default=default_mirror())
+    p.add_argument("--prepared-root", default="data/prepared")
     p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
             params=False)
     p.add_argument("--ref", required=True, help="gold headlines, one per line")
@@ -356,7 +357,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default="odd generation")
     p = add("published-outputs", cmd_published_outputs,
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
-    p.add_argument("--mirror", default=os.environ.get("PARAGEN_MIRROR", "../shared/data"),
+    p.add_argument("--mirror", default=default_mirror(),
                    help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
     p.add_argument("--output", default="dvc.yaml")

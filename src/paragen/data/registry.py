@@ -9,6 +9,7 @@ Files land in ``data/raw/<dataset>/``; a completion marker is written last, atom
 from __future__ import annotations
 
 import logging
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -57,6 +58,11 @@ class DatasetSource(BaseModel):
 
 class ManualPlacementRequired(FetchError):
     """Some files can only be placed by hand; the message says which and where."""
+
+
+def default_mirror() -> str:
+    """The local mirror commands use unless told otherwise: $PARAGEN_MIRROR, else ../shared/data."""
+    return os.environ.get("PARAGEN_MIRROR", "../shared/data")
 
 
 def load_registry() -> dict[str, DatasetSource]:
