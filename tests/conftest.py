@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from paragen.vocabulary import Vocabulary
 ROOT = Path(__file__).resolve().parent.parent
 TINY_PARAMS = ROOT / "tests" / "fixtures" / "tiny_params.yaml"
 ARCHITECTURES = ("encdec", "rnnsearch", "copynet", "wean")
+MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
+"""The public-data mirror (../shared/data beside the checkout); tests that need it skip when it is absent."""
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ import pytest
 from paragen.config import load_config
 from paragen.pipeline import write_dvc_yaml
 
+from conftest import MIRROR
+
 pytestmark = pytest.mark.e2e
 
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -95,8 +97,6 @@ def test_cli_rejects_bad_params_with_the_key(tmp_path):
     assert "decoding.beam3.beam_size" in result.stderr
     assert not (tmp_path / "data").exists()
 
-
-MIRROR = Path(os.environ.get("PARAGEN_MIRROR", Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
 
 
 @pytest.mark.skipif(not (MIRROR / "turkcorpus").is_dir(), reason=f"public-data mirror not found at {MIRROR}")

@@ -1,6 +1,5 @@
 """Preparation on fixtures written in each dataset's true format, and on the real mirror when present."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,8 @@ from paragen.data.lcsts import read_lcsts
 from paragen.data.prepare import CountMismatch, prepare_dataset
 from paragen.data.registry import fetch_dataset
 
-from conftest import ROOT
+from conftest import MIRROR
 
-MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
 
 LCSTS = """<doc id=0>
     <human_label>5</human_label>

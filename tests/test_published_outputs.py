@@ -1,17 +1,14 @@
 """Our scorers on the real released outputs must give the published numbers back (needs ../shared/data)."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from paragen.cli import main
 from paragen.report.published import score_published_outputs
 
-from conftest import ROOT
+from conftest import MIRROR
 
-MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
 needs_mirror = pytest.mark.skipif(not (MIRROR / "system_outputs").is_dir(),
                                   reason=f"public-data mirror not found at {MIRROR} (set PARAGEN_MIRROR)")
 

@@ -1,8 +1,6 @@
 """The dataset registry and `paragen fetch` against a loopback server and the local mirror."""
 
 import hashlib
-import os
-from pathlib import Path
 
 import pytest
 
@@ -10,10 +8,9 @@ from paragen.cli import main
 from paragen.data import registry
 from paragen.data.registry import DatasetSource, ManualPlacementRequired, fetch_dataset, load_registry
 
-from conftest import ROOT
+from conftest import MIRROR
 from loopback import Server
 
-MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
 
 
 def test_every_dataset_is_documented_and_every_file_verifiable():
