@@ -96,8 +96,9 @@ def collect(prepared_root: str | Path = "data/prepared") -> list[Row]:
             if vocabulary is None and split != "pairs":
                 note = "; ".join(filter(None, [note, "coverage needs the training split"]))
             meta = directory / "prepare.json"
-            if meta.exists() and json.loads(meta.read_text()).get("options"):
-                note = "; ".join(filter(None, [note, f"options: {json.loads(meta.read_text())['options']}"]))
+            options = json.loads(meta.read_text()).get("options") if meta.exists() else None
+            if options:
+                note = "; ".join(filter(None, [note, f"options: {options}"]))
             rows.append(Row(
                 name, split, len(targets), references, n_target + sum(map(len, source_tokens)),
                 sum(map(len, source_tokens)) / len(sources) if sources else None,
