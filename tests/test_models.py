@@ -107,3 +107,41 @@ def test_lstm_cells(vocab):
     model = tiny_model("copynet", len(vocab), cell="lstm")
     total = model(make_batch(SOURCES, TARGETS, vocab)).exp().sum(-1)
     assert torch.allclose(total, torch.ones_like(total), atol=1e-5)
+
+
+STACKED = [dict(cell="lstm", decoder_layers=2, encoder_layers=2), dict(cell="gru", decoder_layers=3)]
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+@pytest.mark.parametrize("options", STACKED)
+def test_stacked_decoder_step_matches_teacher_forcing(architecture, options, vocab):
+    model = tiny_model(architecture, len(vocab), **options)
+    assert model.decoder.layers == options["decoder_layers"]
+    batch = make_batch(SOURCES, TARGETS, vocab)
+    forced = model(batch)
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    for t in range(batch.tgt_in.size(1)):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        assert torch.allclose(out.log_probs, forced[:, t], atol=1e-5)
+    assert state["upper_hidden"].shape == (2, options["decoder_layers"] - 1, 12)
+
+
+def test_stacked_decoder_beam_search_reorders_every_layer(vocab):
+    """Beam search over a batch equals beam search per sentence: reordering keeps each layer's state aligned."""
+    model = tiny_model("rnnsearch", len(vocab), cell="lstm", decoder_layers=2)
+    together = beam_search(model, make_batch(SOURCES, None, vocab), beam_size=3, max_length=6, nbest=3)
+    for source, hyps in zip(SOURCES, together):
+        alone = beam_search(model, make_batch([source], None, vocab), beam_size=3, max_length=6, nbest=3)[0]
+        assert [h.tokens for h in hyps] == [h.tokens for h in alone]
+        assert [round(h.score, 4) for h in hyps] == [round(h.score, 4) for h in alone]
+
+
+def test_shared_embeddings_are_one_table(vocab):
+    model = tiny_model("wean", len(vocab), share_embeddings=True)
+    assert model.encoder.embedding is model.decoder.embedding is model.output.embedding
+    separate = tiny_model("wean", len(vocab))
+    assert separate.encoder.embedding is not separate.decoder.embedding
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    assert count(separate) - count(model) == len(vocab) * 8

@@ -94,7 +94,9 @@ class ModelConfig(_Strict):
     embedding_size: PositiveInt = 150
     hidden_size: PositiveInt = 300
     encoder_layers: PositiveInt = 1
+    decoder_layers: PositiveInt = Field(1, description="stacked decoder cells (WEAN §3.1.3: 2)")
     bidirectional: bool = True
+    share_embeddings: bool = Field(False, description="encoder and decoder read one embedding table (WEAN §2.4)")
     cell: Literal["gru", "lstm"] = "gru"
     attention: AttentionScore = "bahdanau"
     wean_score: WeanScore = Field("general", description="WEAN query score, §2.3 Eq. 5")

@@ -1,4 +1,4 @@
-"""Pieces every RNN model builds the same way: embeddings and the encoder."""
+"""Pieces every RNN model builds the same way: embeddings, the encoder and the decoder."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from torch import nn
 
 from paragen.config import ModelConfig
 from paragen.models.attention import Attention
+from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.vocabulary import PAD_ID
 
@@ -21,3 +22,16 @@ def encoder(config: ModelConfig, vocab_size: int) -> RNNEncoder:
 
 def attention(config: ModelConfig, memory_size: int) -> Attention:
     return Attention(config.attention, config.hidden_size, memory_size)
+
+
+def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bool = True,
+            extra_size: int = 0) -> RecurrentDecoder:
+    """The input-feeding decoder; with ``share_embeddings`` it reads the encoder's embedding table.
+
+    Sharing is WEAN's setting (Ma et al. 2018, §1/§2.4: one vocabulary whose embeddings are
+    updated from the encoder input, the decoder input and the output query).
+    """
+    table = enc.embedding if config.share_embeddings else embedding(config, vocab_size)
+    return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
+                            attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
+                            config.decoder_layers)

@@ -7,6 +7,12 @@ One step (Luong et al., 2015, with input feeding):
 
 ``extra_t`` is a model-specific input such as CopyNet's selective read
 ζ(y_{t-1}) (§3.3); output layers turn (s_t, c_t) into word scores.
+
+With ``layers > 1`` the cells are stacked (WEAN §3.1.3: two LSTM layers) and
+s_t is the top layer's output; dropout sits between layers as in ``nn.LSTM``.
+The bottom layer keeps the state keys ``hidden``/``cell``; upper layers live in
+``upper_hidden``/``upper_cell`` with shape (batch, layers - 1, hidden_size), so
+beam search reorders every layer with the same ``index_select(0, ...)``.
 """
 
 from __future__ import annotations
@@ -17,43 +23,78 @@ from torch import nn
 from paragen.models.attention import Attention
 from paragen.models.state import Encoded
 
+State = dict[str, torch.Tensor]
+
 
 class RecurrentDecoder(nn.Module):
     def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, cell: str,
-                 attention: Attention | None, extra_size: int, dropout: float):
+                 attention: Attention | None, extra_size: int, dropout: float, layers: int = 1):
         super().__init__()
         self.embedding = embedding
         self.attention = attention
         self.cell_type = cell
+        cell_class = nn.GRUCell if cell == "gru" else nn.LSTMCell
         input_size = embedding.embedding_dim + memory_size + extra_size
-        self.cell = nn.GRUCell(input_size, hidden_size) if cell == "gru" else nn.LSTMCell(input_size, hidden_size)
+        self.cell = cell_class(input_size, hidden_size)
         self.bridge = nn.Linear(memory_size, hidden_size)
         self.dropout = nn.Dropout(dropout)
         self.hidden_size = hidden_size
+        # Created after the single-layer parameters so a 1-layer decoder initialises exactly as before.
+        self.upper = nn.ModuleList(cell_class(hidden_size, hidden_size) for _ in range(layers - 1))
 
-    def initial_state(self, summary: torch.Tensor) -> dict[str, torch.Tensor]:
-        """s_0 = tanh(W summary); the first fed context is the summary itself."""
-        state = {"hidden": torch.tanh(self.bridge(summary)), "context": summary}
+    @property
+    def layers(self) -> int:
+        return 1 + len(self.upper)
+
+    def initial_state(self, summary: torch.Tensor) -> State:
+        """Every layer starts from s_0 = tanh(W summary); the first fed context is the summary itself."""
+        start = torch.tanh(self.bridge(summary))
+        state = {"hidden": start, "context": summary}
         if self.cell_type == "lstm":
-            state["cell"] = torch.zeros_like(state["hidden"])
+            state["cell"] = torch.zeros_like(start)
+        if self.upper:
+            stacked = start.unsqueeze(1).expand(-1, len(self.upper), -1).contiguous()
+            state["upper_hidden"] = stacked
+            if self.cell_type == "lstm":
+                state["upper_cell"] = torch.zeros_like(stacked)
         return state
 
-    def forward(self, tokens: torch.Tensor, state: dict[str, torch.Tensor], encoded: Encoded,
-                extra: torch.Tensor | None) -> tuple[dict[str, torch.Tensor], torch.Tensor | None]:
+    @staticmethod
+    def top(state: State) -> torch.Tensor:
+        """s_t: the top layer's output, (batch, hidden_size)."""
+        return state["upper_hidden"][:, -1] if "upper_hidden" in state else state["hidden"]
+
+    def _run(self, cell: nn.Module, inputs: torch.Tensor, hidden: torch.Tensor,
+             memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        if self.cell_type == "gru":
+            return cell(inputs, hidden), None
+        return cell(inputs, (hidden, memory))
+
+    def forward(self, tokens: torch.Tensor, state: State, encoded: Encoded,
+                extra: torch.Tensor | None) -> tuple[State, torch.Tensor | None]:
         """One step for ``tokens`` (batch,) in V; returns the new state and attention weights."""
         parts = [self.dropout(self.embedding(tokens)), state["context"]]
         if extra is not None:
             parts.append(extra)
-        inputs = torch.cat(parts, dim=-1)
         new_state = dict(state)
-        if self.cell_type == "gru":
-            new_state["hidden"] = self.cell(inputs, state["hidden"])
-        else:
-            new_state["hidden"], new_state["cell"] = self.cell(inputs, (state["hidden"], state["cell"]))
+        new_state["hidden"], cell_state = self._run(self.cell, torch.cat(parts, dim=-1), state["hidden"],
+                                                    state.get("cell"))
+        if cell_state is not None:
+            new_state["cell"] = cell_state
+        if self.upper:
+            below, hiddens, cells = new_state["hidden"], [], []
+            for layer, cell in enumerate(self.upper):
+                memory = state["upper_cell"][:, layer] if "upper_cell" in state else None
+                below, cell_state = self._run(cell, self.dropout(below), state["upper_hidden"][:, layer], memory)
+                hiddens.append(below)
+                cells.append(cell_state)
+            new_state["upper_hidden"] = torch.stack(hiddens, dim=1)
+            if self.cell_type == "lstm":
+                new_state["upper_cell"] = torch.stack(cells, dim=1)
         weights = None
         if self.attention is None:
             new_state["context"] = encoded.summary
         else:
-            new_state["context"], weights = self.attention(new_state["hidden"], encoded.memory, encoded.mask,
+            new_state["context"], weights = self.attention(self.top(new_state), encoded.memory, encoded.mask,
                                                            encoded.projections.get("attention"))
         return new_state, weights

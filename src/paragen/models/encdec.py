@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from paragen.config import ModelConfig
 from paragen.models import common
-from paragen.models.decoders import RecurrentDecoder
 from paragen.models.outputs import SoftmaxOutput
 from paragen.models.seq2seq import Seq2Seq
 
 
 def build(config: ModelConfig, vocab_size: int) -> Seq2Seq:
     enc = common.encoder(config, vocab_size)
-    dec = RecurrentDecoder(common.embedding(config, vocab_size), config.hidden_size, enc.memory_size,
-                           config.cell, None, 0, config.dropout)
+    dec = common.decoder(config, enc, vocab_size, attend=False)
     out = SoftmaxOutput(config.hidden_size, enc.memory_size, vocab_size, config.dropout)
     return Seq2Seq(enc, dec, out, vocab_size)

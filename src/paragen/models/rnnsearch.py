@@ -1,17 +1,19 @@
-"""RNNSearch: bi-RNN encoder and attentional decoder (Bahdanau et al., 2014)."""
+"""RNNSearch / attentional Seq2seq: bi-RNN encoder and attentional decoder (Bahdanau et al., 2014).
+
+With ``attention: general`` and LSTM cells this is WEAN's "Seq2seq" baseline (Luong-style
+attention, Ma et al. 2018 §3.1.3); with GRUs and ``bahdanau`` it is CopyNet's RNNSearch.
+"""
 
 from __future__ import annotations
 
 from paragen.config import ModelConfig
 from paragen.models import common
-from paragen.models.decoders import RecurrentDecoder
 from paragen.models.outputs import SoftmaxOutput
 from paragen.models.seq2seq import Seq2Seq
 
 
 def build(config: ModelConfig, vocab_size: int) -> Seq2Seq:
     enc = common.encoder(config, vocab_size)
-    dec = RecurrentDecoder(common.embedding(config, vocab_size), config.hidden_size, enc.memory_size,
-                           config.cell, common.attention(config, enc.memory_size), 0, config.dropout)
+    dec = common.decoder(config, enc, vocab_size)
     out = SoftmaxOutput(config.hidden_size, enc.memory_size, vocab_size, config.dropout)
     return Seq2Seq(enc, dec, out, vocab_size)

@@ -74,7 +74,7 @@ class Seq2Seq(nn.Module):
         extra = self._selective_read(tokens, state, encoded) if self.selective_read else None
         inputs = tokens.masked_fill(tokens >= self.vocab_size, UNK_ID)
         new_state, attention = self.decoder(inputs, state, encoded, extra)
-        result = self.output(new_state["hidden"], new_state["context"], encoded=encoded)
+        result = self.output(self.decoder.top(new_state), new_state["context"], encoded=encoded)
         if self.selective_read:
             new_state["copy_prev"] = result.copy_probs
         return StepOutput(result.log_probs, new_state, attention, result.copy_probs, result.generate_mass)

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from paragen.config import ModelConfig
 from paragen.models import common
-from paragen.models.decoders import RecurrentDecoder
 from paragen.models.outputs import WeanOutput
 from paragen.models.seq2seq import Seq2Seq
 
 
 def build(config: ModelConfig, vocab_size: int) -> Seq2Seq:
     enc = common.encoder(config, vocab_size)
-    target_embedding = common.embedding(config, vocab_size)
-    dec = RecurrentDecoder(target_embedding, config.hidden_size, enc.memory_size, config.cell,
-                           common.attention(config, enc.memory_size), 0, config.dropout)
-    out = WeanOutput(target_embedding, config.hidden_size, enc.memory_size, config.wean_score, config.dropout)
+    dec = common.decoder(config, enc, vocab_size)
+    out = WeanOutput(dec.embedding, config.hidden_size, enc.memory_size, config.wean_score, config.dropout)
     return Seq2Seq(enc, dec, out, vocab_size)
