@@ -92,7 +92,23 @@ def test_real_dataset_config_is_validated():
     raw["data"] = ["tiny"]
     with pytest.raises(ConfigError, match=r"data: 'tiny' is not a real dataset; allowed values: \['turk_mini'\]"):
         parse_config(raw)
+    raw = _with_real(shared_vocab=False)
+    raw["experiments"]["t_wean"]["dataset"] = "turk_mini"
+    with pytest.raises(ConfigError, match="shared_vocab: false; models read one vocabulary"):
+        parse_config(raw)
+    raw = _with_real(splits=["train", "test"])
+    raw["experiments"]["t_wean"]["dataset"] = "turk_mini"
+    with pytest.raises(ConfigError, match=r"lacks split\(s\) \['valid'\]"):
+        parse_config(raw)
+    with pytest.raises(ConfigError, match=r"evaluation.metrics.0: got 'meteor'"):
+        parse_config(_with_real(evaluation={"metrics": ["meteor"]}))
+
+
+def test_real_experiments_run_only_when_their_dataset_is_switched_on():
     raw = _with_real()
     raw["experiments"]["t_wean"]["dataset"] = "turk_mini"
-    with pytest.raises(ConfigError, match="training on real data is not wired"):
-        parse_config(raw)
+    assert "t_wean" in parse_config(raw).active_experiments()
+    raw["data"] = []
+    config = parse_config(raw)
+    assert "t_wean" not in config.active_experiments() and not config.runnable("t_wean")
+    assert config.runnable("t_encdec")

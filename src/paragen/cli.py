@@ -24,7 +24,15 @@ log = logging.getLogger("paragen")
 
 
 def _config(args: argparse.Namespace) -> ParagenConfig:
-    return load_config(args.params)
+    """params.yaml, with ``--data`` (the engines' view of ``data:``, e.g. Snakemake --config) applied."""
+    config = load_config(args.params)
+    data = getattr(args, "data", None)
+    if data is not None:
+        from paragen.config import parse_config
+
+        raw = config.model_dump(exclude_unset=True)
+        config = parse_config({**raw, "data": [d for d in data.split(",") if d]}, f"{args.params} with --data")
+    return config
 
 
 def _experiment(config: ParagenConfig, name: str):
@@ -61,18 +69,38 @@ def cmd_vocab(args: argparse.Namespace) -> None:
     log.info("%s: vocabulary of %d tokens", args.dataset, len(vocab))
 
 
+def _validator(config: ParagenConfig, experiment: str, valid):
+    """The model-selection metric on the validation split (never the test set)."""
+    from paragen.config import RealDataset
+    from paragen.validation import make_validator, reference_sets
+
+    spec = config.experiments[experiment]
+    metric = config.training[spec.training].valid_metric
+    if metric == "neg_loss":
+        return None
+    dataset = config.datasets[spec.dataset]
+    if not isinstance(dataset, RealDataset):
+        return make_validator(metric, valid)
+    directory = pipeline.experiment_data(config, experiment).directory
+    return make_validator(metric, valid, reference_sets(directory, "valid"), dataset.evaluation.lowercase,
+                          dataset.evaluation.rouge_unit)
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     from paragen.training import pick_device, train
     from paragen.vocabulary import Vocabulary
 
     config = _config(args)
-    spec = _experiment(config, args.experiment)
-    directory = _dataset_dir(spec.dataset)
+    _experiment(config, args.experiment)
+    spec = config.experiments[args.experiment]
+    data = pipeline.experiment_data(config, args.experiment)
+    valid = read_split(data.directory, "valid")
     state = train(
         model_config=config.models[spec.model], training=config.training[spec.training],
-        train_data=read_split(directory, "train"), valid_data=read_split(directory, "valid"),
-        vocab=Vocabulary.load(pipeline.vocab_path(spec.dataset)), run_dir=pipeline.run_dir(args.experiment),
+        train_data=read_split(data.directory, "train"), valid_data=valid,
+        vocab=Vocabulary.load(data.vocab), run_dir=pipeline.run_dir(args.experiment),
         device=pick_device(args.device), progress=not args.quiet,
+        validator=_validator(config, args.experiment, valid),
     )
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
              state.best_epoch, state.epoch)
@@ -89,17 +117,19 @@ def cmd_decode(args: argparse.Namespace) -> None:
     decoding = config.decoding[spec.decoding]
     device = pick_device(args.device)
     run = Path(pipeline.run_dir(args.experiment))
+    data = pipeline.experiment_data(config, args.experiment)
     model, _ = load_model(run / "best.pt", device)
-    vocab = Vocabulary.load(pipeline.vocab_path(spec.dataset))
-    sources = [line.split() for line in read_lines(pipeline.prepared(spec.dataset, "test", "src"))]
+    vocab = Vocabulary.load(data.vocab)
+    sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
     results = translate(model, sources, vocab, device=device, progress=not args.quiet, **decoding.model_dump())
     with atomic_open(run / "test.nbest.jsonl") as handle:
         for r in results:
-            handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores}) + "\n")
+            handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
+                                    ensure_ascii=False) + "\n")
     with atomic_open(run / "test.hyp") as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
-    if model.copies:
-        tags = read_lines(pipeline.prepared(spec.dataset, "test", "tag"))
+    if model.copies and not data.real:  # the heat map shows one example per synthetic rule type
+        tags = read_lines(Path(data.directory) / "test.tag")
         traces = {}
         for rule_type in RULE_TYPES:
             if rule_type in tags:
@@ -107,6 +137,19 @@ def cmd_decode(args: argparse.Namespace) -> None:
                 traces[rule_type] = trace_copy_modes(model, src, vocab, decoding.max_length, device)
         write_json(pipeline.copy_trace_path(args.experiment), traces)
     log.info("%s: decoded %d sentences", args.experiment, len(results))
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    from paragen.evaluation import evaluate_experiment
+
+    config = _config(args)
+    _experiment(config, args.experiment)
+    result = evaluate_experiment(config, args.experiment)
+    write_json(pipeline.metrics_path(args.experiment), result)
+    for metric in config.datasets[result["dataset"]].evaluation.metrics:
+        value = result[metric]["score"]
+        shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
+        print(f"{args.experiment} {metric}: {shown}")
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -283,6 +326,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--experiment", required=True)
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p = add("evaluate", cmd_evaluate, "score a real-data experiment's test output with its dataset's metrics")
+    p.add_argument("--experiment", required=True)
     p = add("score", cmd_score, "score a system output against references", params=False)
     p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
     p.add_argument("--src", help="source file (needed by sari)")
@@ -307,6 +352,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True)
+    p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
     add("index", cmd_index, "write results/REPORT.md indexing every table and figure")
     p = add("fetch", cmd_fetch, "download (or copy from a mirror) and verify a dataset's files", params=False)
     p.add_argument("dataset", nargs="+", help="dataset name(s) from the registry, or 'all'")

@@ -58,6 +58,14 @@ class SyntheticDataset(_Strict):
         return self
 
 
+class Evaluation(_Strict):
+    """How a real dataset's test outputs are scored (``paragen evaluate``)."""
+
+    metrics: list[Literal["bleu", "sari", "rouge"]] = Field(["bleu"], min_length=1)
+    lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
+    rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
+
+
 class RealDataset(_Strict):
     """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary (issue 3).
 
@@ -78,6 +86,7 @@ class RealDataset(_Strict):
     drop_longer_target: bool = False
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
     shared_vocab: bool = True
+    evaluation: Evaluation = Field(default_factory=Evaluation)
 
 
 class VocabConfig(_Strict):
@@ -112,10 +121,12 @@ class TrainingConfig(_Strict):
     max_epochs: PositiveInt = 20
     patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")
     clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
-    valid_metric: Literal["exact_match", "neg_loss"] = "exact_match"
+    valid_metric: Literal["exact_match", "bleu", "rouge2", "neg_loss"] = Field(
+        "exact_match", description="model selection on the validation set (greedy decoding); never the test set")
     valid_max_length: PositiveInt = 100
     seed: int = 1
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
+    amp: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU)")
 
 
 class DecodingConfig(_Strict):
@@ -152,7 +163,25 @@ class TableConfig(_Strict):
     paper: str = Field(description="file under paragen/paper_results holding the published numbers")
     scale: Literal["default", "paper"] | None = None
     title: str
-    rows: dict[str, str] = Field(description="row label -> experiment name")
+    kind: Literal["scores", "parameters"] = Field(
+        "scores", description="scores: metrics of trained systems; parameters: output-layer sizes (WEAN Table 5)")
+    rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment name")
+    grid: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="parameters tables: row label -> column label -> experiment")
+    note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
+
+    @model_validator(mode="after")
+    def _rows_or_grid(self) -> "TableConfig":
+        if self.kind == "scores" and not self.rows:
+            raise ValueError("a scores table needs rows (label -> experiment)")
+        if self.kind == "parameters" and not self.grid:
+            raise ValueError("a parameters table needs a grid (row -> column -> experiment)")
+        return self
+
+    def experiments(self) -> list[str]:
+        """Every experiment named by rows or grid, in order, deduplicated."""
+        named = list(self.rows.values()) + [e for columns in self.grid.values() for e in columns.values()]
+        return list(dict.fromkeys(named))
 
 
 class ParagenConfig(_Strict):
@@ -188,9 +217,15 @@ class ParagenConfig(_Strict):
                         f"allowed values: {sorted(pool)}"
                     )
         for name, exp in self.experiments.items():
-            if isinstance(self.datasets[exp.dataset], RealDataset):
-                raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} is a real dataset; training on "
-                                 "real data is not wired into the DAG yet, only synthetic datasets are allowed")
+            dataset = self.datasets[exp.dataset]
+            if isinstance(dataset, RealDataset):
+                missing = [s for s in ("train", "valid", "test") if s not in dataset.splits]
+                if missing:
+                    raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} lacks split(s) {missing}; "
+                                     "training needs train, valid and test")
+                if not dataset.shared_vocab:
+                    raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} has shared_vocab: false; "
+                                     "models read one vocabulary for source and target")
         for name in self.data:
             if name not in self.datasets or not isinstance(self.datasets[name], RealDataset):
                 real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset))
@@ -210,11 +245,10 @@ class ParagenConfig(_Strict):
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         for name, table in self.tables.items():
-            for label, exp in table.rows.items():
+            for exp in table.experiments():
                 if exp not in self.experiments:
                     raise ValueError(
-                        f"tables.{name}.rows.{label}: unknown experiment {exp!r}; "
-                        f"allowed values: {sorted(self.experiments)}"
+                        f"tables.{name}: unknown experiment {exp!r}; allowed values: {sorted(self.experiments)}"
                     )
         return self
 
@@ -226,12 +260,19 @@ class ParagenConfig(_Strict):
             if t.suite in self.suites and (t.scale is None or t.scale == self.scale)
         }
 
+    def runnable(self, experiment: str) -> bool:
+        """Synthetic experiments always run; real ones only when their dataset is switched on in ``data``."""
+        dataset = self.experiments[experiment].dataset
+        return isinstance(self.datasets[dataset], SyntheticDataset) or dataset in self.data
+
     def active_experiments(self) -> list[str]:
-        """Experiments any active table needs, deduplicated, in table order."""
+        """Experiments the active scores tables need and can run, deduplicated, in table order."""
         seen: dict[str, None] = {}
         for table in self.active_tables().values():
-            for exp in table.rows.values():
-                seen.setdefault(exp, None)
+            if table.kind == "scores":
+                for exp in table.rows.values():
+                    if self.runnable(exp):
+                        seen.setdefault(exp, None)
         return list(seen)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import ParagenConfig, RealDataset
+from paragen.config import ParagenConfig, RealDataset, TableConfig
 from paragen.data.synthetic import SPLITS
 
 PARAMS_FILE = "params.yaml"
@@ -75,6 +75,40 @@ def figure_paths(table: str, copying: bool) -> tuple[str, ...]:
 
 
 REPORT_PATH = "results/REPORT.md"
+PUBLISHED_OUTPUTS_CSV = "results/tables/published_outputs.csv"
+"""Committed rescoring of the DRESS release (``paragen published-outputs``); baseline rows read it."""
+
+
+@dataclass(frozen=True)
+class ExperimentData:
+    """Where an experiment's splits and vocabulary live, and which files prove they are complete."""
+
+    directory: str  # {train,valid,test}.{src,tgt}, plus test.tag (synthetic) or <split>.ref.k (real)
+    vocab: str
+    real: bool
+    train_deps: tuple[str, ...]
+    test_deps: tuple[str, ...]
+
+
+def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
+    """Synthetic data sits in ``data/prepared/<dataset>``; real data in its segmented directory."""
+    dataset = config.experiments[experiment].dataset
+    spec = config.datasets[dataset]
+    if isinstance(spec, RealDataset):
+        directory = segmented_dir(dataset, spec.segmentation)
+        marker = f"{directory}/segment.json"
+        return ExperimentData(directory, f"{directory}/vocab.txt", True, (marker,), (marker,))
+    return ExperimentData(
+        f"data/prepared/{dataset}", vocab_path(dataset), False,
+        tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
+        (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag")))
+
+
+def rescored_baselines(table: TableConfig) -> bool:
+    """Whether the table's baseline rows are read from the DRESS rescoring table."""
+    from paragen.report.tables import PaperTable
+
+    return any(b.rescored for b in PaperTable.load(table.paper).baselines)
 
 
 def _command(*words: str) -> str:
@@ -161,7 +195,8 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
 def stages(config: ParagenConfig) -> list[Stage]:
     """Every stage the active tables and the real datasets in ``data`` need, in dependency order."""
     experiments = config.active_experiments()
-    datasets = list(dict.fromkeys(config.experiments[e].dataset for e in experiments))
+    datasets = [ds for ds in dict.fromkeys(config.experiments[e].dataset for e in experiments)
+                if not isinstance(config.datasets[ds], RealDataset)]
     result: list[Stage] = []
     for ds in datasets:
         result.append(Stage(
@@ -179,49 +214,9 @@ def stages(config: ParagenConfig) -> list[Stage]:
     result += real_data_stages(config)
     copying = set(copying_experiments(config, experiments))
     for exp in experiments:
-        spec = config.experiments[exp]
-        ds, run = spec.dataset, run_dir(exp)
-        result.append(Stage(
-            name=f"train_{exp}", step="train",
-            cmd=_command("paragen", "train", "--params", PARAMS_FILE, "--experiment", exp),
-            deps=tuple(prepared(ds, split, s) for split in ("train", "valid") for s in ("src", "tgt"))
-            + (vocab_path(ds),),
-            params=(f"models.{spec.model}", f"training.{spec.training}"),
-            outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
-            plots=(f"{run}/train_log.csv",),
-            threads=config.training[spec.training].threads or 1,
-        ))
-        decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
-        if exp in copying:
-            decode_outs += (copy_trace_path(exp),)
-        result.append(Stage(
-            name=f"decode_{exp}", step="decode",
-            cmd=_command("paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp),
-            deps=(f"{run}/best.pt", prepared(ds, "test", "src"), prepared(ds, "test", "tag"), vocab_path(ds)),
-            params=(f"decoding.{spec.decoding}",),
-            outs=decode_outs,
-        ))
-        result.append(Stage(
-            name=f"score_{exp}", step="score",
-            cmd=_command("paragen", "score", "--metric", "exact", "--ref", prepared(ds, "test", "tgt"),
-                         "--hyp", f"{run}/test.hyp", "--nbest", f"{run}/test.nbest.jsonl",
-                         "--tags", prepared(ds, "test", "tag"), "--out", metrics_path(exp)),
-            deps=(prepared(ds, "test", "tgt"), f"{run}/test.hyp", f"{run}/test.nbest.jsonl",
-                  prepared(ds, "test", "tag")),
-            outs=(metrics_path(exp),), metrics=(metrics_path(exp),), uncached=(metrics_path(exp),),
-        ))
+        result += experiment_stages(config, exp, exp in copying)
     for table_name, table in config.active_tables().items():
-        rows = list(table.rows.values())
-        copy_rows = copying_experiments(config, rows)
-        outs = table_outputs(table_name) + figure_paths(table_name, bool(copy_rows))
-        result.append(Stage(
-            name=f"report_{table_name}", step="report",
-            cmd=_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name),
-            deps=tuple(metrics_path(e) for e in rows) + tuple(f"{run_dir(e)}/train_log.csv" for e in rows)
-            + tuple(copy_trace_path(e) for e in copy_rows),
-            params=(f"tables.{table_name}",) + tuple(f"datasets.{config.experiments[e].dataset}" for e in rows[:1]),
-            outs=outs, uncached=outs,
-        ))
+        result.append(report_stage(config, table_name, table))
     result.append(Stage(
         name="index", step="index",
         cmd=_command("paragen", "index", "--params", PARAMS_FILE),
@@ -230,6 +225,73 @@ def stages(config: ParagenConfig) -> list[Stage]:
         outs=(REPORT_PATH,), uncached=(REPORT_PATH,),
     ))
     return result
+
+
+def experiment_stages(config: ParagenConfig, exp: str, copying: bool) -> list[Stage]:
+    """train -> decode -> score (synthetic: exact match by rule type) or evaluate (real: the dataset's metrics)."""
+    spec = config.experiments[exp]
+    data, run = experiment_data(config, exp), run_dir(exp)
+    dataset = config.datasets[spec.dataset]
+    evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) if isinstance(dataset, RealDataset) else ()
+    stages_ = [Stage(
+        name=f"train_{exp}", step="train",
+        cmd=_command("paragen", "train", "--params", PARAMS_FILE, "--experiment", exp),
+        deps=data.train_deps + (data.vocab,),
+        params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation,
+        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
+        plots=(f"{run}/train_log.csv",),
+        threads=config.training[spec.training].threads or 1,
+    )]
+    decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
+    if copying and not data.real:
+        decode_outs += (copy_trace_path(exp),)
+    stages_.append(Stage(
+        name=f"decode_{exp}", step="decode",
+        cmd=_command("paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp),
+        deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
+        params=(f"decoding.{spec.decoding}",),
+        outs=decode_outs,
+    ))
+    metrics = metrics_path(exp)
+    if data.real:
+        stages_.append(Stage(
+            name=f"evaluate_{exp}", step="score",
+            cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", exp),
+            deps=(f"{run}/test.hyp",) + data.test_deps, params=evaluation,
+            outs=(metrics,), metrics=(metrics,), uncached=(metrics,),
+        ))
+        return stages_
+    test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
+    stages_.append(Stage(
+        name=f"score_{exp}", step="score",
+        cmd=_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp", f"{run}/test.hyp",
+                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--out", metrics),
+        deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag),
+        outs=(metrics,), metrics=(metrics,), uncached=(metrics,),
+    ))
+    return stages_
+
+
+def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> Stage:
+    """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
+    ran = [e for e in table.experiments() if config.runnable(e)]
+    if table.kind == "parameters":
+        deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
+        outs = table_outputs(table_name)
+    else:
+        copy_rows = [e for e in copying_experiments(config, ran) if not experiment_data(config, e).real]
+        deps = tuple(metrics_path(e) for e in ran) + tuple(f"{run_dir(e)}/train_log.csv" for e in ran) \
+            + tuple(copy_trace_path(e) for e in copy_rows)
+        if rescored_baselines(table):
+            deps += (PUBLISHED_OUTPUTS_CSV,)
+        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows)) if ran else ())
+    first = config.experiments[table.experiments()[0]].dataset
+    return Stage(
+        name=f"report_{table_name}", step="report",
+        cmd=_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name,
+                     *(("--data", ",".join(config.data)) if config.data else ())),
+        deps=deps, params=(f"tables.{table_name}", f"datasets.{first}"), outs=outs, uncached=outs,
+    )
 
 
 def final_outputs(all_stages: list[Stage]) -> list[str]:

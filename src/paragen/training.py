@@ -30,9 +30,9 @@ from paragen.batching import iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig
 from paragen.data.corpus import ParallelCorpus
 from paragen.decoding import translate
-from paragen.metrics.exact import exact_match
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
+from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -97,13 +97,21 @@ def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, bat
     return total / max(tokens, 1)
 
 
+def autocast(device: torch.device, enabled: bool) -> torch.autocast:
+    """bf16 mixed precision on CUDA (DESIGN.md "Scale"); a no-op context elsewhere."""
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
+
+
 def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
           valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: str | Path, device: torch.device,
-          progress: bool = True, stop_after_epoch: int | None = None) -> TrainState:
+          progress: bool = True, stop_after_epoch: int | None = None,
+          validator: Validator | None = None) -> TrainState:
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
-    ``stop_after_epoch`` ends the process-local loop early *without*
-    publishing, the in-process stand-in for an interruption used by tests.
+    ``validator`` scores greedy validation hypotheses for model selection (default: exact match
+    against the validation targets; see :mod:`paragen.validation`). ``stop_after_epoch`` ends the
+    process-local loop early *without* publishing, the in-process stand-in for an interruption
+    used by tests.
     """
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
@@ -134,6 +142,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     checkpoint_meta = {"model_config": model_config.model_dump(), "vocab_size": len(vocab), "digest": digest}
     greedy = DecodingConfig(beam_size=1, nbest=1, max_length=training.valid_max_length,
                             batch_size=training.batch_size)
+    if validator is None and training.valid_metric != "neg_loss":
+        validator = make_validator(training.valid_metric, valid_data)
     while not state.finished:
         if stop_after_epoch is not None and state.epoch >= stop_after_epoch:
             return state
@@ -147,7 +157,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
         for batch in bar:
             optimizer.zero_grad()
-            loss, tokens = model.loss(batch.to(device))
+            with autocast(device, training.amp):
+                loss, tokens = model.loss(batch.to(device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
@@ -156,9 +167,9 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         train_time = time.perf_counter() - started
 
         valid_loss = validation_loss(model, valid_data, vocab, training.batch_size, device)
-        if training.valid_metric == "exact_match":
+        if validator is not None:
             hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump())
-            metric = exact_match([h.nbest[0] for h in hyps], valid_data.targets)
+            metric = validator([h.nbest[0] for h in hyps])
         else:
             metric = -valid_loss
         row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),

@@ -65,3 +65,10 @@ def read_split(directory: str | Path, split: str, require_nonempty: bool = True)
         tags = read_lines(tag_path)
         check_aligned(tag_path, len(tags), src_path, len(sources))
     return ParallelCorpus([s.split() for s in sources], [t.split() for t in targets], tags)
+
+
+def reference_files(directory: str | Path, split: str) -> list[str]:
+    """``<split>.ref.0..N`` when the split has several references, else ``<split>.tgt``."""
+    directory = Path(directory)
+    refs = sorted(directory.glob(f"{split}.ref.*"), key=lambda p: int(p.suffix[1:]))
+    return [str(p) for p in refs] or [str(directory / f"{split}.tgt")]

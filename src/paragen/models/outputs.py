@@ -35,6 +35,10 @@ class SoftmaxOutput(nn.Module):
         self.project = nn.Linear(hidden_size, vocab_size)
         self.dropout = nn.Dropout(dropout)
 
+    def vocabulary_parameters(self) -> int:
+        """The k x V projection W of Eq. 3 in WEAN's notation, what WEAN Table 5 counts (bias excluded)."""
+        return self.project.weight.numel()
+
     def scores(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
         """Unnormalised generate-mode scores ψ_g, (batch, vocab_size)."""
         return self.project(self.dropout(torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))))
@@ -50,6 +54,7 @@ class WeanOutput(nn.Module):
     every embedding e_i with ``dot``, ``general`` (q^T W_a e) or ``concat``
     (v^T tanh(W_q q + W_e e)). There is no vocabulary-sized output matrix: the
     only vocabulary-sized parameter is the embedding table the decoder reads.
+    :meth:`score_parameters` counts Eq. 5's parameters, what WEAN Table 5 reports.
     """
 
     def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, score: str, dropout: float):
@@ -62,11 +67,16 @@ class WeanOutput(nn.Module):
             self.W_a = nn.Linear(size, size, bias=False)
         elif score == "concat":
             self.W_q = nn.Linear(size, size, bias=False)
-            self.W_e = nn.Linear(size, size, bias=True)
+            self.W_e = nn.Linear(size, size, bias=False)  # Eq. 5 has no bias: 2k^2 + k parameters
             self.v = nn.Linear(size, 1, bias=False)
         elif score != "dot":
             raise ValueError(f"unknown WEAN score {score!r}; allowed: dot, general, concat")
         self.dropout = nn.Dropout(dropout)
+
+    def score_parameters(self) -> int:
+        """Parameters of the relevance score f(q, e) (Eq. 5): 0 (dot), k^2 (general), 2k^2 + k (concat)."""
+        return sum(p.numel() for name, p in self.named_parameters()
+                   if name.split(".")[0] in ("W_a", "W_q", "W_e", "v"))
 
     def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
         q = self.dropout(torch.tanh(self.query(torch.cat([hidden, context], dim=-1))))  # (batch, emb)

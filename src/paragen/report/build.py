@@ -8,20 +8,42 @@ from pathlib import Path
 
 from paragen import pipeline
 from paragen.atomic import write_text
-from paragen.config import ConfigError, ParagenConfig
+from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
 from paragen.report.figures import plot_copy_heatmap, plot_curves
-from paragen.report.tables import PaperTable, fill_table, to_csv, to_latex, to_markdown
+from paragen.report.parameters import count_cell
+from paragen.report.tables import (Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
+                                   to_latex, to_markdown)
 
 log = logging.getLogger(__name__)
 
 TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 """Which rule type's example the heat map shows: the richest copying pattern available."""
 
+VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "validation BLEU",
+                "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
+
+
+def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
+    parts = []
+    for model_name in dict.fromkeys(config.experiments[e].model for e in experiments):
+        m = config.models[model_name]
+        parts.append(f"{model_name}: {'bi-' if m.bidirectional else ''}{m.cell.upper()} "
+                     f"{m.encoder_layers}+{m.decoder_layers} layers, hidden {m.hidden_size} / embedding "
+                     f"{m.embedding_size}, dropout {m.dropout}")
+    beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
+    return "; ".join(parts) + f"; beam {', '.join(map(str, beams))}."
+
 
 def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
     """Caption text naming the data scale, model sizes and decoding of the rows."""
     first = config.experiments[experiments[0]]
     data = config.datasets[first.dataset]
+    if isinstance(data, RealDataset):
+        datasets = dict.fromkeys(config.experiments[e].dataset for e in experiments)
+        data_text = "; ".join(
+            f"{name}: {config.datasets[name].segmentation} tokens, vocabulary "
+            f"{config.datasets[name].vocab_size or 'all'}" for name in datasets)
+        return f"Data: {data_text}. Models: " + _model_text(config, experiments)
     sizes = sorted({(config.models[config.experiments[e].model].hidden_size,
                      config.models[config.experiments[e].model].embedding_size) for e in experiments})
     beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
@@ -31,30 +53,88 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
             f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; beam {', '.join(map(str, beams))}.")
 
 
-def build_table_report(config: ParagenConfig, table_name: str) -> None:
-    if table_name not in config.tables:
-        raise ConfigError(f"unknown table {table_name!r}; allowed values: {sorted(config.tables)}")
-    spec = config.tables[table_name]
-    paper = PaperTable.load(spec.paper)
-    experiments = list(spec.rows.values())
-    metrics_files = {row: Path(pipeline.metrics_path(exp)) for row, exp in spec.rows.items()}
-    counts = {json.loads(p.read_text())["count"] for p in metrics_files.values() if p.exists()}
-    caption = (f"{paper.metric.capitalize()}, {paper.paper} {paper.table} reproduced. "
-               + describe_scale(config, experiments)
-               + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else ""))
-    table = fill_table(table_name, spec.title, caption, paper, metrics_files)
-    md, csv_path, tex = pipeline.table_outputs(table_name)
+def absent_reason(config: ParagenConfig, experiment: str) -> str:
+    dataset = config.experiments[experiment].dataset
+    return (f"not run: dataset absent ({dataset} is not switched on; fetch it, then run with "
+            f"`--config data='[{dataset}]'`)")
+
+
+def _write(table: ResultTable) -> None:
+    md, csv_path, tex = pipeline.table_outputs(table.name)
     write_text(md, to_markdown(table))
     write_text(csv_path, to_csv(table))
     write_text(tex, to_latex(table))
 
-    copying = pipeline.copying_experiments(config, experiments)
+
+def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+    paper = PaperTable.load(spec.paper)
+    experiments = list(spec.rows.values())
+    sources: dict[str, Path | str] = {
+        row: Path(pipeline.metrics_path(exp)) if config.runnable(exp) else absent_reason(config, exp)
+        for row, exp in spec.rows.items()}
+    counts = {json.loads(p.read_text())["count"] for p in sources.values() if isinstance(p, Path) and p.exists()}
+    caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
+               + (describe_scale(config, experiments) if experiments else "")
+               + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else "")
+               + (f" {spec.note}" if spec.note else ""))
+    rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
+    _write(fill_table(table_name, spec.title, caption, paper, sources, rescored))
+
+    ran = {row: exp for row, exp in spec.rows.items() if config.runnable(exp)}
+    if not ran:
+        log.info("wrote %s (no row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
+        return
+    copying = [e for e in pipeline.copying_experiments(config, list(ran.values()))
+               if not pipeline.experiment_data(config, e).real]
     figures = pipeline.figure_paths(table_name, bool(copying))
-    logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in spec.rows.items()}
-    plot_curves(logs, figures[0], "validation exact-match accuracy (%)", f"{spec.title}: validation accuracy")
+    logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
+    metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric
+    plot_curves(logs, figures[0], VALID_LABELS[metric], f"{spec.title}: {VALID_LABELS[metric]}")
     if copying:
-        row = next(r for r, e in spec.rows.items() if e == copying[0])
+        row = next(r for r, e in ran.items() if e == copying[0])
         traces = json.loads(Path(pipeline.copy_trace_path(copying[0])).read_text(encoding="utf-8"))
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
         plot_copy_heatmap(traces[rule_type], figures[1], f"{row} copy mode, first test example of rule {rule_type}")
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures))
+
+
+def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+    """Table 5: paper vs counted at the paper's vocabulary, plus the count at the vocabulary actually built."""
+    paper = PaperTable.load(spec.paper)
+    columns = [Column(c.key, f"{c.label} (paper V)", c.key) for c in paper.columns]
+    columns += [Column(f"{c.key}_built", f"{c.label} (built V)", c.key) for c in paper.columns]
+    table = ResultTable(table_name, spec.title, "", columns, list(spec.grid), decimals=paper.decimals)
+    vocab_notes = []
+    for row, cells in spec.grid.items():
+        for column in paper.columns:
+            experiment = cells[column.key]
+            dataset = config.datasets[config.experiments[experiment].dataset]
+            assert isinstance(dataset, RealDataset), "Table 5 cells are real-data experiments"
+            vocab = pipeline.experiment_data(config, experiment).vocab if config.runnable(experiment) else None
+            count = count_cell(config.models[config.experiments[experiment].model], dataset.vocab_size or 0, vocab)
+            published = paper.rows.get(row, {}).get(column.key)
+            table.cells[(row, column.key)] = Cell(published, count.at_paper_vocab / 1e6,
+                                                  f"counted at V = {count.paper_vocab:,} + 4 specials")
+            if count.at_built_vocab is None:
+                table.cells[(row, f"{column.key}_built")] = Cell(None, None, absent_reason(config, experiment))
+            else:
+                table.cells[(row, f"{column.key}_built")] = Cell(
+                    None, count.at_built_vocab / 1e6, f"built vocabulary: {count.built_vocab:,} tokens + 4 specials")
+                vocab_notes.append(f"{column.label}: {count.built_vocab:,}")
+    table.caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}, {paper.paper} {paper.table} reproduced by "
+                     "instantiating each experiment's model. Seq2seq: the k x V projection W (Eq. 3, bias "
+                     "excluded); WEAN: the parameters of its score function f(q, e) (Eq. 5) as configured. "
+                     "The paper reports the concat score's 2k^2 + k ('at most') although it trains with "
+                     "general (k^2), hence the WEAN (concat) row." + (f" {spec.note}" if spec.note else ""))
+    _write(table)
+    log.info("wrote %s", ", ".join(pipeline.table_outputs(table_name)))
+
+
+def build_table_report(config: ParagenConfig, table_name: str) -> None:
+    if table_name not in config.tables:
+        raise ConfigError(f"unknown table {table_name!r}; allowed values: {sorted(config.tables)}")
+    spec = config.tables[table_name]
+    if spec.kind == "parameters":
+        build_parameters_table(config, table_name, spec)
+    else:
+        build_scores_table(config, table_name, spec)

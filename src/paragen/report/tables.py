@@ -27,6 +27,17 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """Another paper's system in a table: its published numbers, rescored from released outputs if possible."""
+
+    label: str
+    values: dict[str, float]
+    source: str
+    rescored: list[dict[str, str]] = field(default_factory=list)
+    """Per column: {column, test_set, system, metric} of a row of results/tables/published_outputs.csv."""
+
+
+@dataclass(frozen=True)
 class PaperTable:
     """Published numbers of one paper table (a file under ``paragen/paper_results``)."""
 
@@ -35,13 +46,27 @@ class PaperTable:
     metric: str
     columns: list[Column]
     rows: dict[str, dict[str, float]]
+    baselines: list[Baseline] = field(default_factory=list)
+    decimals: int = 1
 
     @classmethod
     def load(cls, name: str) -> "PaperTable":
         text = resources.files("paragen.paper_results").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
         raw = yaml.safe_load(text)
-        return cls(raw["paper"], raw["table"], raw["metric"], [Column(**c) for c in raw["columns"]],
-                   {row: {str(k): float(v) for k, v in values.items()} for row, values in raw["rows"].items()})
+        rows = {row: {str(k): float(v) for k, v in values.items()} for row, values in (raw.get("rows") or {}).items()}
+        baselines = [Baseline(b["label"], {str(k): float(v) for k, v in b["values"].items()}, b["source"],
+                              b.get("rescored", [])) for b in raw.get("baselines", [])]
+        return cls(raw["paper"], raw["table"], raw["metric"], [Column(**c) for c in raw["columns"]], rows, baselines,
+                   int(raw.get("decimals", 1)))
+
+
+def read_rescored(path: str | Path) -> dict[tuple[str, str, str], float]:
+    """(test set, system, metric) -> our score, from the DRESS rescoring table (``paragen published-outputs``)."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8", newline="") as handle:
+        return {(r["test_set"], r["system"], r["metric"]): float(r["ours"]) for r in csv.DictReader(handle)}
 
 
 @dataclass(frozen=True)
@@ -65,6 +90,7 @@ class ResultTable:
     columns: list[Column]
     rows: list[str]
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
+    decimals: int = 1
 
 
 def metric_value(metrics: dict[str, Any], path: str) -> float | None:
@@ -76,36 +102,59 @@ def metric_value(metrics: dict[str, Any], path: str) -> float | None:
     return float(value)
 
 
-def fill_table(name: str, title: str, caption: str, paper: PaperTable,
-               row_metrics: dict[str, Path]) -> ResultTable:
-    """Cells for each row label, reading the metrics file that row's experiment wrote."""
-    table = ResultTable(name, title, caption, paper.columns, list(row_metrics))
-    for row, path in row_metrics.items():
-        metrics = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, Path | str],
+               rescored: dict[tuple[str, str, str], float] | None = None) -> ResultTable:
+    """Cells for the paper's baselines, then each of our rows.
+
+    ``row_sources`` maps a row label to the metrics file its experiment writes, or to the reason
+    it cannot run (e.g. its dataset is absent). ``rescored`` holds our scores of released outputs.
+    """
+    table = ResultTable(name, title, caption, paper.columns, [b.label for b in paper.baselines] + list(row_sources),
+                        decimals=paper.decimals)
+    for baseline in paper.baselines:
+        specs = {spec["column"]: spec for spec in baseline.rescored}
+        for column in paper.columns:
+            published = baseline.values.get(column.key)
+            spec = specs.get(column.key)
+            key = (spec["test_set"], spec["system"], spec["metric"]) if spec else None
+            if key is None:
+                cell = Cell(published, None, f"as published ({baseline.source}); no released outputs to rescore")
+            elif rescored and key in rescored:
+                cell = Cell(published, rescored[key], f"rescored from the released {key[1]} outputs ({key[0]} test)"
+                            + ("" if published is not None else "; not in paper"))
+            else:
+                cell = Cell(published, None, "released outputs not rescored (run `paragen published-outputs`)")
+            table.cells[(baseline.label, column.key)] = cell
+    for row, source in row_sources.items():
         published = paper.rows.get(row, {})
+        metrics = None
+        if isinstance(source, Path) and source.exists():
+            metrics = json.loads(source.read_text(encoding="utf-8"))
         for column in paper.columns:
             reproduced = metric_value(metrics, column.value) if metrics is not None else None
             notes = []
             if column.key not in published:
                 notes.append("not in paper")
-            if metrics is None:
-                notes.append(f"not yet run ({path} missing)")
+            if isinstance(source, str):
+                notes.append(source)
+            elif metrics is None:
+                notes.append(f"not yet run ({source} missing)")
             elif reproduced is None:
-                notes.append(f"{column.value} absent from {path}")
+                notes.append(f"{column.value} absent from {source}")
             table.cells[(row, column.key)] = Cell(published.get(column.key), reproduced, "; ".join(notes))
     return table
 
 
-def _num(value: float | None, signed: bool = False) -> str:
+def _num(value: float | None, signed: bool = False, decimals: int = 1) -> str:
     if value is None:
         return "—"
-    return f"{value:+.1f}" if signed else f"{value:.1f}"
+    return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
 
 
-def cell_text(cell: Cell) -> str:
-    text = f"{_num(cell.paper)} / {_num(cell.reproduced)}"
+def cell_text(cell: Cell, decimals: int = 1) -> str:
+    text = f"{_num(cell.paper, decimals=decimals)} / {_num(cell.reproduced, decimals=decimals)}"
     if cell.difference is not None:
-        text += f" ({_num(cell.difference, signed=True)})"
+        text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
     return text
 
 
@@ -113,12 +162,12 @@ def to_markdown(table: ResultTable) -> str:
     header = "| model | " + " | ".join(c.label for c in table.columns) + " |"
     lines = [f"# {table.title}", "", header, "|" + " --- |" * (len(table.columns) + 1)]
     for row in table.rows:
-        lines.append(f"| {row} | " + " | ".join(cell_text(table.cells[(row, c.key)]) for c in table.columns) + " |")
+        lines.append(f"| {row} | " + " | ".join(cell_text(table.cells[(row, c.key)], table.decimals) for c in table.columns) + " |")
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
     lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."]
     if notes:
-        lines += ["", "Missing numbers:"] + [f"- {n}" for n in notes]
+        lines += ["", "Notes (why a number is missing, or where it comes from):"] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +196,7 @@ def to_latex(table: ResultTable) -> str:
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "c" * len(table.columns) + "}",
              r"\hline", "Model & " + " & ".join(latex_escape(c.label) for c in table.columns) + r" \\", r"\hline"]
     for row in table.rows:
-        cells = [latex_escape(cell_text(table.cells[(row, c.key)])) for c in table.columns]
+        cells = [latex_escape(cell_text(table.cells[(row, c.key)], table.decimals)) for c in table.columns]
         lines.append(latex_escape(row) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}",
               r"\caption{" + latex_escape(table.caption + " Cells: paper / reproduced (difference).") + "}",

@@ -1,0 +1,43 @@
+"""Validation metrics that pick the checkpoint: always on the validation split, never the test set.
+
+WEAN's released code selects its checkpoint by test-set score; the issue (and any honest
+reproduction) forbids that, so :func:`make_validator` only ever sees validation data. Each
+validator maps greedy hypotheses (token lists, in validation order) to a number where higher is
+better, so the trainer treats every metric alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+from paragen.data.corpus import ParallelCorpus, check_aligned, read_lines, reference_files
+from paragen.metrics.exact import exact_match
+
+Validator = Callable[[list[list[str]]], float]
+
+
+def reference_sets(directory: str | Path, split: str) -> list[list[str]]:
+    """Every reference set of ``split`` (one list per set), checked to be aligned."""
+    paths = reference_files(directory, split)
+    sets = [read_lines(p) for p in paths]
+    for path, lines in zip(paths[1:], sets[1:]):
+        check_aligned(paths[0], len(sets[0]), path, len(lines))
+    return sets
+
+
+def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Sequence[str]] | None = None,
+                   lowercase: bool = True, rouge_unit: str = "char") -> Validator:
+    """A function from hypotheses to the ``metric`` (``exact_match``, ``bleu`` or ``rouge2``) on ``data``."""
+    refs = [list(r) for r in references] if references else [[" ".join(t) for t in data.targets]]
+    if metric == "exact_match":
+        return lambda hyps: exact_match(hyps, data.targets)
+    if metric == "bleu":
+        from paragen.metrics.bleu import corpus_bleu
+
+        return lambda hyps: corpus_bleu([" ".join(h) for h in hyps], refs, lowercase).score
+    if metric == "rouge2":
+        from paragen.metrics.rouge import corpus_rouge
+
+        return lambda hyps: corpus_rouge([" ".join(h) for h in hyps], refs[0], rouge_unit).rouge2
+    raise ValueError(f"no validator for {metric!r}; allowed values: exact_match, bleu, rouge2")
