@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from paragen.config import load_config
-from paragen.pipeline import write_dvc_yaml
+from paragen.pipeline import PUBLISHED_OUTPUTS_CSV, write_dvc_yaml
 
 from conftest import ROOT, TINY_PARAMS
 
@@ -43,11 +43,20 @@ def _with_real_data(path) -> str:
     return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini]\n")
 
 
+def _with_real_experiments(path) -> str:
+    """...and the turk-mini and WEAN suites, so real-data train/decode/evaluate stages and tables are in."""
+    return _with_real_data(path).replace("\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean]\n")
+
+
 @pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
-                                         _with_real_data(ROOT / "params.yaml")],
-                         ids=["tiny", "project", "project-with-real-data"])
+                                         _with_real_data(ROOT / "params.yaml"),
+                                         _with_real_experiments(ROOT / "params.yaml")],
+                         ids=["tiny", "project", "project-with-real-data", "project-with-real-experiments"])
 def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     (workflow_dir / "params.yaml").write_text(params_text)
+    committed = workflow_dir / PUBLISHED_OUTPUTS_CSV  # an input of the WEAN tables, kept in git
+    committed.parent.mkdir(parents=True)
+    committed.write_text((ROOT / PUBLISHED_OUTPUTS_CSV).read_text())
     subprocess.run(["git", "init", "-q"], cwd=workflow_dir, check=True)
     subprocess.run(["dvc", "init", "-q"], cwd=workflow_dir, check=True)
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
@@ -56,5 +65,8 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     if "data: [turk_mini]" in params_text:
         assert {"fetch_turkcorpus", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
                 "datasets_table"} <= snake.keys()
+    if "turk_mini, wean" in params_text:
+        assert {"train_mini_wean", "evaluate_mini_wean", "report_turk_mini", "report_wean_parameters"} <= snake.keys()
+        assert "train_pwkp_wean" not in snake  # PWKP is not switched on: its rows say so instead
     for name in snake:
         assert snake[name] == dvc[name], name
