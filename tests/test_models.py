@@ -145,3 +145,24 @@ def test_shared_embeddings_are_one_table(vocab):
     assert separate.encoder.embedding is not separate.decoder.embedding
     count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
     assert count(separate) - count(model) == len(vocab) * 8
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_models_train_under_bf16_autocast(architecture, vocab):
+    """The CUDA bf16 path, exercised with CPU autocast: same loss to bf16 precision, finite gradients."""
+    model = tiny_model(architecture, len(vocab), cell="lstm", decoder_layers=2)  # eval mode: no dropout
+    batch = make_batch(SOURCES, TARGETS, vocab)
+    full, _ = model.loss(batch)
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        mixed, _ = model.loss(batch)
+    assert mixed.dtype == torch.float32  # log-softmax and the loss stay in float32
+    assert mixed.item() == pytest.approx(full.item(), rel=0.05)
+    mixed.backward()
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+
+
+def test_autocast_is_only_enabled_on_cuda():
+    from paragen.training import autocast
+
+    assert not autocast(torch.device("cpu"), True)._enabled
+    assert not autocast(torch.device("cuda"), False)._enabled

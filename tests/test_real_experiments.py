@@ -134,7 +134,13 @@ def test_cli_trains_decodes_evaluates_and_reports_a_real_dataset(tmp_path):
     directory = tmp_path / "data/segmented/turk_mini.word"
     _write_tiny_simplification_corpus(directory)
     run(["paragen", "vocab-build", "--dir", str(directory), "--size", "40", "--shared"], tmp_path)
+    hidden = tmp_path / "hidden"  # model selection must never read the test split: train without it
+    hidden.mkdir()
+    for path in directory.glob("test.*"):
+        path.rename(hidden / path.name)
     run(["paragen", "train", "--experiment", "r_wean", "--quiet"], tmp_path)
+    for path in hidden.iterdir():
+        path.rename(directory / path.name)
     log = list(csv.DictReader(open(tmp_path / "runs/r_wean/train_log.csv")))
     assert len(log) == 2 and all(0.0 <= float(r["valid_metric"]) <= 100.0 for r in log)
     run(["paragen", "decode", "--experiment", "r_wean", "--quiet"], tmp_path)
