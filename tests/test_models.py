@@ -26,8 +26,11 @@ def test_output_shapes_and_normalisation(architecture, vocab):
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 def test_step_matches_teacher_forcing(architecture, vocab):
-    model = tiny_model(architecture, len(vocab))
-    batch = make_batch(SOURCES, TARGETS, vocab)
+    assert_steps_match_teacher_forcing(tiny_model(architecture, len(vocab)), make_batch(SOURCES, TARGETS, vocab))
+
+
+def assert_steps_match_teacher_forcing(model, batch):
+    """Decoding step by step gives the teacher-forced distributions; returns the last state."""
     forced = model(batch)
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
@@ -35,6 +38,7 @@ def test_step_matches_teacher_forcing(architecture, vocab):
         out = model.step(batch.tgt_in[:, t], state, encoded)
         state = out.state
         assert torch.allclose(out.log_probs, forced[:, t], atol=1e-5)
+    return state
 
 
 def test_extended_vocabulary_ids(vocab):
@@ -117,14 +121,7 @@ STACKED = [dict(cell="lstm", decoder_layers=2, encoder_layers=2), dict(cell="gru
 def test_stacked_decoder_step_matches_teacher_forcing(architecture, options, vocab):
     model = tiny_model(architecture, len(vocab), **options)
     assert model.decoder.layers == options["decoder_layers"]
-    batch = make_batch(SOURCES, TARGETS, vocab)
-    forced = model(batch)
-    encoded = model.encode(batch)
-    state = model.initial_state(encoded)
-    for t in range(batch.tgt_in.size(1)):
-        out = model.step(batch.tgt_in[:, t], state, encoded)
-        state = out.state
-        assert torch.allclose(out.log_probs, forced[:, t], atol=1e-5)
+    state = assert_steps_match_teacher_forcing(model, make_batch(SOURCES, TARGETS, vocab))
     assert state["upper_hidden"].shape == (2, options["decoder_layers"] - 1, 12)
 
 
