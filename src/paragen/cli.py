@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from paragen import pipeline
-from paragen.atomic import atomic_open, write_json
+from paragen.atomic import atomic_open, write_json, write_text
 from paragen.config import ConfigError, ParagenConfig, load_config
 from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split
 from paragen.data.fetch import FetchError
@@ -262,17 +262,25 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
     cmd_datasets_table(args)
 
 
+def _named_files(pairs: list[str], flag: str = "--system") -> dict[str, tuple[str, list[str]]]:
+    """NAME=FILE arguments -> {name: (path, lines)}."""
+    named = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not name or not path:
+            raise ConfigError(f"{flag} {pair!r}: expected NAME=FILE")
+        named[name] = (path, read_lines(path))
+    return named
+
+
 def cmd_oddgen(args: argparse.Namespace) -> None:
     from paragen.metrics.oddgen import odd_generation
     from paragen.report.figures import plot_odd_generation
 
     references = [line.split() for line in read_lines(args.ref)]
     counts = {}
-    for item in args.system:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise ConfigError(f"--system {item!r}: expected NAME=FILE")
-        outputs = [line.split() for line in read_lines(path)]
+    for name, (path, lines) in _named_files(args.system).items():
+        outputs = [line.split() for line in lines]
         check_aligned(path, len(outputs), args.ref, len(references))
         counts[name] = odd_generation(outputs, references).as_dict()
     write_json(f"{args.out}.json", counts)
@@ -289,6 +297,23 @@ def cmd_published_outputs(args: argparse.Namespace) -> None:
     failed = [r for r in rows if not r.reproduced]
     print(f"{len(rows) - len(failed)} of {len(rows)} published values reproduced; table: "
           "results/tables/published_outputs.{md,csv}")
+
+
+def cmd_human_eval_export(args: argparse.Namespace) -> None:
+    from paragen.report.human_eval import export_sheet
+
+    systems = {name: lines for name, (_, lines) in _named_files(args.system).items()}
+    items = export_sheet(read_lines(args.src), systems, args.sheet, args.key, args.seed, args.sample)
+    log.info("wrote %s (%d items, blind and shuffled) and its key %s", args.sheet, items, args.key)
+
+
+def cmd_human_eval_ingest(args: argparse.Namespace) -> None:
+    from paragen.report.human_eval import ingest_sheets, to_markdown
+
+    result = ingest_sheets(args.key, args.sheet)
+    text = to_markdown(result, args.title)
+    write_text(args.out, text)
+    print(text, end="")
 
 
 def cmd_dvc_yaml(args: argparse.Namespace) -> None:
@@ -405,6 +430,20 @@ def _parser() -> argparse.ArgumentParser:
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
     p.add_argument("--mirror", default=default_mirror(),
                    help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
+    p = add("human-eval-export", cmd_human_eval_export,
+            "write a blind, shuffled rating sheet (CSV) of system outputs and its key (WEAN Table 3)", params=False)
+    p.add_argument("--src", required=True, help="source sentences, one per line")
+    p.add_argument("--system", required=True, action="append", help="NAME=FILE; repeat for each system")
+    p.add_argument("--sheet", required=True, help="the CSV to hand to raters")
+    p.add_argument("--key", required=True, help="JSON mapping item ids to systems (keep it from the raters)")
+    p.add_argument("--sample", type=int, help="rate this many randomly chosen sentences (default: all)")
+    p.add_argument("--seed", type=int, default=1)
+    p = add("human-eval-ingest", cmd_human_eval_ingest,
+            "means per system and paired t-tests from filled rating sheets (WEAN Table 3 layout)", params=False)
+    p.add_argument("--key", required=True)
+    p.add_argument("--sheet", required=True, action="append", help="a filled sheet; repeat for each rater")
+    p.add_argument("--out", required=True, help="Markdown table to write")
+    p.add_argument("--title", default="Human evaluation")
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
     p.add_argument("--output", default="dvc.yaml")
     p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
