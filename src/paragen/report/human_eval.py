@@ -79,7 +79,8 @@ def read_sheet(path: str | Path, key: dict) -> dict[tuple[str, int], dict[str, i
     rows = csv.DictReader(io.StringIO(text))
     missing = [c for c in ("item", *DIMENSIONS) if c not in (rows.fieldnames or [])]
     if missing:
-        raise CorpusError(f"{path}:1: missing column(s) {missing}; expected item, source, output, {', '.join(DIMENSIONS)}")
+        expected = ", ".join(("item", "source", "output", *DIMENSIONS))
+        raise CorpusError(f"{path}:1: missing column(s) {missing}; expected {expected}")
     for line, row in enumerate(rows, start=2):
         entry = key["items"].get(row["item"])
         if entry is None:
@@ -99,7 +100,8 @@ def ingest_sheets(key_path: str | Path, sheets: Sequence[str | Path]) -> HumanEv
     # Per system and sentence: each dimension averaged over raters.
     scores = {s: {} for s in systems}
     for (system, sentence) in per_sheet[0]:
-        scores[system][sentence] = {d: float(np.mean([r[(system, sentence)][d] for r in per_sheet])) for d in DIMENSIONS}
+        scores[system][sentence] = {d: float(np.mean([r[(system, sentence)][d] for r in per_sheet]))
+                                    for d in DIMENSIONS}
     for system in systems:
         for values in scores[system].values():
             values["all"] = float(np.mean([values[d] for d in DIMENSIONS]))

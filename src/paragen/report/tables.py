@@ -162,7 +162,8 @@ def to_markdown(table: ResultTable) -> str:
     header = "| model | " + " | ".join(c.label for c in table.columns) + " |"
     lines = [f"# {table.title}", "", header, "|" + " --- |" * (len(table.columns) + 1)]
     for row in table.rows:
-        lines.append(f"| {row} | " + " | ".join(cell_text(table.cells[(row, c.key)], table.decimals) for c in table.columns) + " |")
+        cells = (cell_text(table.cells[(row, c.key)], table.decimals) for c in table.columns)
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
     lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."]
