@@ -176,8 +176,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
                "wall_time_s": round(time.perf_counter() - started, 2),
                "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1)}
-        log.info("epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", epoch,
-                 row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
+        log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", run_dir.name,
+                 epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
                  row["tokens_per_s"])
 
         state.epoch, state.log_rows = epoch, state.log_rows + [row]
