@@ -24,14 +24,20 @@ log = logging.getLogger("paragen")
 
 
 def _config(args: argparse.Namespace) -> ParagenConfig:
-    """params.yaml, with ``--data`` (the engines' view of ``data:``, e.g. Snakemake --config) applied."""
+    """params.yaml, with the engines' view of ``data``, ``suites`` and ``scale`` applied (Snakemake --config)."""
     config = load_config(args.params)
-    data = getattr(args, "data", None)
-    if data is not None:
+    overrides = {}
+    for key in ("data", "suites"):
+        value = getattr(args, key, None)
+        if value is not None:
+            overrides[key] = [item for item in value.split(",") if item]
+    if getattr(args, "scale", None) is not None:
+        overrides["scale"] = args.scale
+    if overrides:
         from paragen.config import parse_config
 
-        raw = config.model_dump(exclude_unset=True)
-        config = parse_config({**raw, "data": [d for d in data.split(",") if d]}, f"{args.params} with --data")
+        given = ", ".join(f"--{k}" for k in overrides)
+        config = parse_config({**config.model_dump(exclude_unset=True), **overrides}, f"{args.params} with {given}")
     return config
 
 
@@ -378,7 +384,9 @@ def _parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True)
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
-    add("index", cmd_index, "write results/REPORT.md indexing every table and figure")
+    p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
+    p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
+    p.add_argument("--scale", choices=["default", "paper"], help="scale of this run (default: params.yaml's scale:)")
     p = add("fetch", cmd_fetch, "download (or copy from a mirror) and verify a dataset's files", params=False)
     p.add_argument("dataset", nargs="+", help="dataset name(s) from the registry, or 'all'")
     p.add_argument("--mirror", action="append", default=[],

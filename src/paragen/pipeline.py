@@ -219,7 +219,8 @@ def stages(config: ParagenConfig) -> list[Stage]:
         result.append(report_stage(config, table_name, table))
     result.append(Stage(
         name="index", step="index",
-        cmd=_command("paragen", "index", "--params", PARAMS_FILE),
+        cmd=_command("paragen", "index", "--params", PARAMS_FILE, "--suites", ",".join(config.suites),
+                     "--scale", config.scale),
         deps=tuple(p for s in result if s.step == "report" and s.name != "datasets_table" for p in s.outs),
         params=("tables",),
         outs=(REPORT_PATH,), uncached=(REPORT_PATH,),
