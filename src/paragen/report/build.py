@@ -11,7 +11,7 @@ from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
 from paragen.report.figures import plot_copy_heatmap, plot_curves
 from paragen.report.parameters import count_cell
-from paragen.report.tables import (Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
+from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
                                    to_latex, to_markdown)
 
 log = logging.getLogger(__name__)
@@ -55,8 +55,7 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
 
 def absent_reason(config: ParagenConfig, experiment: str) -> str:
     dataset = config.experiments[experiment].dataset
-    return (f"not run: dataset absent ({dataset} is not switched on; fetch it, then run with "
-            f"`--config data='[{dataset}]'`)")
+    return f"{ABSENT} ({dataset} is not switched on; fetch it, then run with `--config data='[{dataset}]'`)"
 
 
 def _write(table: ResultTable) -> None:

@@ -151,8 +151,13 @@ def _num(value: float | None, signed: bool = False, decimals: int = 1) -> str:
     return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
 
 
+ABSENT = "not run: dataset absent"
+"""How a row whose dataset is not switched on reads, in its cells as well as in the notes."""
+
+
 def cell_text(cell: Cell, decimals: int = 1) -> str:
-    text = f"{_num(cell.paper, decimals=decimals)} / {_num(cell.reproduced, decimals=decimals)}"
+    ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals=decimals)
+    text = f"{_num(cell.paper, decimals=decimals)} / {ours}"
     if cell.difference is not None:
         text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
     return text
