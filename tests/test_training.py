@@ -33,9 +33,10 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def _run(tmp_path, name, tiny_config, data, **kwargs):
+def _run(tmp_path, name, tiny_config, data, max_epochs=4, **kwargs):
     train_data, valid_data, vocab = data
-    training = TrainingConfig(batch_size=8, max_epochs=4, patience=10, valid_max_length=20, seed=5, threads=1)
+    training = TrainingConfig(batch_size=8, max_epochs=max_epochs, patience=10, valid_max_length=20, seed=5,
+                              threads=1)
     model = ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16, dropout=0.3)
     return train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
                  vocab=vocab, run_dir=tmp_path / name, device=torch.device("cpu"), progress=False, **kwargs)
@@ -63,6 +64,19 @@ def test_interrupted_run_resumes_to_identical_weights(tmp_path, tiny_config):
     for name in ("last.pt", "best.pt"):
         assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
     assert (tmp_path / "full" / "train_log.csv").read_text().count("\n") == 5
+
+
+def test_raising_max_epochs_continues_a_finished_run(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "full", tiny_config, data)
+    short = _run(tmp_path, "extended", tiny_config, data, max_epochs=2)
+    assert short.finished and short.epoch == 2 and (tmp_path / "extended" / "best.pt").exists()
+    longer = _run(tmp_path, "extended", tiny_config, data)  # the stopping rule is not part of the digest
+    assert longer.epoch == 4 and len(longer.log_rows) == 4
+    assert _same(_weights(tmp_path / "full" / "last.pt"), _weights(tmp_path / "extended" / "last.pt"))
+    full_log = (tmp_path / "full" / "train_log.csv").read_text().splitlines()
+    extended_log = (tmp_path / "extended" / "train_log.csv").read_text().splitlines()
+    assert [row.split(",")[:4] for row in full_log] == [row.split(",")[:4] for row in extended_log]
 
 
 def test_changed_settings_discard_the_resume_state(tmp_path, tiny_config, caplog):

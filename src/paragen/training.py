@@ -6,7 +6,9 @@ weights after every epoch, so a run killed at any moment (``kill -9``
 included) and restarted ends with the same weights as one never interrupted.
 The resume state lives in ``<run>/resume/``, which no workflow engine declares
 as an output, so neither Snakemake nor DVC deletes it before a rerun; it is
-discarded when its configuration digest no longer matches.
+discarded when its configuration digest no longer matches. The stopping rule (``max_epochs``,
+``patience``) is left out of the digest: it does not change the trajectory, so raising
+``max_epochs`` after a run ends continues that run instead of starting over.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
-    digest = config_digest(model_config, training, len(vocab), len(train_data))
+    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads"})
+    digest = config_digest(model_config, trajectory, len(vocab), len(train_data))
     if training.threads:
         torch.set_num_threads(training.threads)
 
@@ -132,6 +135,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             model.load_state_dict(saved["model"])
             optimizer.load_state_dict(saved["optimizer"])
             state = TrainState(**saved["train_state"])
+            state.finished = state.bad_epochs >= training.patience or state.epoch >= training.max_epochs
             torch.set_rng_state(saved["rng"])
             random.setstate(saved["py_rng"])
             log.info("resuming %s after epoch %d", run_dir, state.epoch)
