@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
-from paragen.config import ConfigError, ParagenConfig, load_config
+from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
@@ -34,8 +34,6 @@ def _config(args: argparse.Namespace) -> ParagenConfig:
     if getattr(args, "scale", None) is not None:
         overrides["scale"] = args.scale
     if overrides:
-        from paragen.config import parse_config
-
         given = ", ".join(f"--{k}" for k in overrides)
         config = parse_config({**config.model_dump(exclude_unset=True), **overrides}, f"{args.params} with {given}")
     return config
@@ -82,11 +80,9 @@ def _validator(config: ParagenConfig, experiment: str, valid):
 
     spec = config.experiments[experiment]
     metric = config.training[spec.training].valid_metric
-    if metric == "neg_loss":
-        return None
     dataset = config.datasets[spec.dataset]
-    if not isinstance(dataset, RealDataset):
-        return make_validator(metric, valid)
+    if metric == "neg_loss" or not isinstance(dataset, RealDataset):
+        return None  # train()'s own default: the metric against the validation targets, or the loss
     directory = pipeline.experiment_data(config, experiment).directory
     return make_validator(metric, valid, reference_sets(directory, "valid"), dataset.evaluation.lowercase,
                           dataset.evaluation.rouge_unit)
@@ -97,8 +93,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from paragen.vocabulary import Vocabulary
 
     config = _config(args)
-    _experiment(config, args.experiment)
-    spec = config.experiments[args.experiment]
+    spec = _experiment(config, args.experiment)
     data = pipeline.experiment_data(config, args.experiment)
     valid = read_split(data.directory, "valid")
     state = train(

@@ -115,8 +115,10 @@ def _command(*words: str) -> str:
     return " ".join(words)
 
 
-def copying_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
-    return [e for e in experiments if config.models[config.experiments[e].model].architecture == "copynet"]
+def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
+    """CopyNet runs on synthetic data: their decode stage also writes the copy-mode trace (Figure 3)."""
+    return [e for e in experiments if config.models[config.experiments[e].model].architecture == "copynet"
+            and not isinstance(config.datasets[config.experiments[e].dataset], RealDataset)]
 
 
 def fetch_marker(entry: str, scope: str) -> str:
@@ -212,9 +214,9 @@ def stages(config: ParagenConfig) -> list[Stage]:
             outs=(vocab_path(ds),),
         ))
     result += real_data_stages(config)
-    copying = set(copying_experiments(config, experiments))
+    traced = set(copy_traced_experiments(config, experiments))
     for exp in experiments:
-        result += experiment_stages(config, exp, exp in copying)
+        result += experiment_stages(config, exp, exp in traced)
     for table_name, table in config.active_tables().items():
         result.append(report_stage(config, table_name, table))
     result.append(Stage(
@@ -228,7 +230,7 @@ def stages(config: ParagenConfig) -> list[Stage]:
     return result
 
 
-def experiment_stages(config: ParagenConfig, exp: str, copying: bool) -> list[Stage]:
+def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
     """train -> decode -> score (synthetic: exact match by rule type) or evaluate (real: the dataset's metrics)."""
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
@@ -244,7 +246,7 @@ def experiment_stages(config: ParagenConfig, exp: str, copying: bool) -> list[St
         threads=config.training[spec.training].threads or 1,
     )]
     decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
-    if copying and not data.real:
+    if traced:
         decode_outs += (copy_trace_path(exp),)
     stages_.append(Stage(
         name=f"decode_{exp}", step="decode",
@@ -280,7 +282,7 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
         outs = table_outputs(table_name)
     else:
-        copy_rows = [e for e in copying_experiments(config, ran) if not experiment_data(config, e).real]
+        copy_rows = copy_traced_experiments(config, ran)
         deps = tuple(metrics_path(e) for e in ran) + tuple(f"{run_dir(e)}/train_log.csv" for e in ran) \
             + tuple(copy_trace_path(e) for e in copy_rows)
         if rescored_baselines(table):

@@ -7,8 +7,8 @@ included) and restarted ends with the same weights as one never interrupted.
 The resume state lives in ``<run>/resume/``, which no workflow engine declares
 as an output, so neither Snakemake nor DVC deletes it before a rerun; it is
 discarded when its configuration digest no longer matches. The stopping rule (``max_epochs``,
-``patience``) is left out of the digest: it does not change the trajectory, so raising
-``max_epochs`` after a run ends continues that run instead of starting over.
+``patience``) and the CPU thread count are left out of the digest: they do not choose the
+trajectory, so raising ``max_epochs`` after a run ends continues that run instead of starting over.
 """
 
 from __future__ import annotations
@@ -79,6 +79,10 @@ class TrainState:
     log_rows: list[dict[str, float]] = field(default_factory=list)
     finished: bool = False
 
+    def stopped(self, training: TrainingConfig) -> bool:
+        """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""
+        return self.bad_epochs >= training.patience or self.epoch >= training.max_epochs
+
 
 def _log_csv(rows: list[dict[str, float]]) -> str:
     buffer = io.StringIO()
@@ -135,7 +139,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             model.load_state_dict(saved["model"])
             optimizer.load_state_dict(saved["optimizer"])
             state = TrainState(**saved["train_state"])
-            state.finished = state.bad_epochs >= training.patience or state.epoch >= training.max_epochs
+            state.finished = state.stopped(training)
             torch.set_rng_state(saved["rng"])
             random.setstate(saved["py_rng"])
             log.info("resuming %s after epoch %d", run_dir, state.epoch)
@@ -191,7 +195,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                        best_path)
         else:
             state.bad_epochs += 1
-        state.finished = state.bad_epochs >= training.patience or epoch >= training.max_epochs
+        state.finished = state.stopped(training)
         save_torch({"digest": digest, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                     "train_state": state.__dict__, "rng": torch.get_rng_state(), "py_rng": random.getstate()},
                    resume_path)

@@ -23,6 +23,11 @@ VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "v
                 "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
 
 
+def _beams_text(config: ParagenConfig, experiments: list[str]) -> str:
+    beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
+    return f"beam {', '.join(map(str, beams))}."
+
+
 def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
     parts = []
     for model_name in dict.fromkeys(config.experiments[e].model for e in experiments):
@@ -30,8 +35,7 @@ def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
         parts.append(f"{model_name}: {'bi-' if m.bidirectional else ''}{m.cell.upper()} "
                      f"{m.encoder_layers}+{m.decoder_layers} layers, hidden {m.hidden_size} / embedding "
                      f"{m.embedding_size}, dropout {m.dropout}")
-    beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
-    return "; ".join(parts) + f"; beam {', '.join(map(str, beams))}."
+    return "; ".join(parts) + "; " + _beams_text(config, experiments)
 
 
 def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
@@ -46,11 +50,10 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
         return f"Data: {data_text}. Models: " + _model_text(config, experiments)
     sizes = sorted({(config.models[config.experiments[e].model].hidden_size,
                      config.models[config.experiments[e].model].embedding_size) for e in experiments})
-    beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
     size_text = ", ".join(f"hidden {h} / embedding {e}" for h, e in sizes)
     return (f"Scale: {data.rules} rules × {data.instances_per_rule} instances "
             f"(paper: 200 × 200), {data.symbols} symbols, seed {data.seed}; "
-            f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; beam {', '.join(map(str, beams))}.")
+            f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; " + _beams_text(config, experiments))
 
 
 def absent_reason(config: ParagenConfig, experiment: str) -> str:
@@ -83,8 +86,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     if not ran:
         log.info("wrote %s (no row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
         return
-    copying = [e for e in pipeline.copying_experiments(config, list(ran.values()))
-               if not pipeline.experiment_data(config, e).real]
+    copying = pipeline.copy_traced_experiments(config, list(ran.values()))
     figures = pipeline.figure_paths(table_name, bool(copying))
     logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
     metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric

@@ -37,7 +37,7 @@ def write_index(config: ParagenConfig) -> None:
         body = md_path.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the file's own heading
         formats = ", ".join(f"[{Path(p).suffix[1:]}]({_relative(p)})" for p in pipeline.table_outputs(name))
         lines += [body.rstrip(), "", f"Files: {formats}.", ""]
-        copying = bool(pipeline.copying_experiments(config, list(table.rows.values())))
+        copying = bool(pipeline.copy_traced_experiments(config, list(table.rows.values())))
         for figure in pipeline.figure_paths(name, copying):
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
