@@ -12,33 +12,17 @@ TARGETS = [["b", "zz"], ["yy", "e", "f", "qq"]]  # qq is in neither
 
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
-def test_output_shapes_and_normalisation(architecture, vocab):
+def test_output_shapes_and_loss_is_mean_token_nll(architecture, vocab):
     model = tiny_model(architecture, len(vocab))
     batch = make_batch(SOURCES, TARGETS, vocab)
     log_probs = model(batch)
     width = len(vocab) + (1 if architecture == "copynet" else 0)  # one OOV per sentence (zz, yy)
     assert log_probs.shape == (2, batch.tgt_in.size(1), width)
-    total = log_probs.exp().sum(-1)
-    assert torch.allclose(total, torch.ones_like(total), atol=1e-5)
     loss, tokens = model.loss(batch)
-    assert loss.item() > 0 and tokens == 2 + 1 + 4 + 1
-
-
-@pytest.mark.parametrize("architecture", ARCHITECTURES)
-def test_step_matches_teacher_forcing(architecture, vocab):
-    assert_steps_match_teacher_forcing(tiny_model(architecture, len(vocab)), make_batch(SOURCES, TARGETS, vocab))
-
-
-def assert_steps_match_teacher_forcing(model, batch):
-    """Decoding step by step gives the teacher-forced distributions; returns the last state."""
-    forced = model(batch)
-    encoded = model.encode(batch)
-    state = model.initial_state(encoded)
-    for t in range(batch.tgt_in.size(1)):
-        out = model.step(batch.tgt_in[:, t], state, encoded)
-        state = out.state
-        assert torch.allclose(out.log_probs, forced[:, t], atol=1e-5)
-    return state
+    assert tokens == 2 + 1 + 4 + 1
+    gold = model.target_ids(batch.tgt_out)
+    picked = [-log_probs[b, t, gold[b, t]].item() for b in range(2) for t in range(gold.size(1)) if gold[b, t] != 0]
+    assert loss.item() == pytest.approx(sum(picked) / len(picked), abs=1e-6)
 
 
 def test_extended_vocabulary_ids(vocab):
@@ -73,16 +57,6 @@ def test_copynet_emits_source_word_missing_from_vocabulary():
     assert not any(w in vocab for w in words)
 
 
-def test_copy_probabilities_sum_with_generation(vocab):
-    model = tiny_model("copynet", len(vocab))
-    batch = make_batch(SOURCES, TARGETS, vocab)
-    encoded = model.encode(batch)
-    out = model.step(batch.tgt_in[:, 0], model.initial_state(encoded), encoded)
-    total = out.copy_probs.sum(-1) + out.generate_mass
-    assert torch.allclose(total, torch.ones_like(total), atol=1e-5)
-    assert (out.copy_probs[1, 3:] == 0).all()  # padding positions are never copied
-
-
 def test_wean_has_no_vocabulary_sized_output_matrix(vocab):
     wean = tiny_model("wean", len(vocab))
     rnnsearch = tiny_model("rnnsearch", len(vocab))
@@ -90,39 +64,6 @@ def test_wean_has_no_vocabulary_sized_output_matrix(vocab):
     rnn_output = sum(p.numel() for p in rnnsearch.output.parameters())
     assert all(len(vocab) not in p.shape for n, p in wean.output.named_parameters() if not n.startswith("embedding"))
     assert wean_output < rnn_output
-
-
-@pytest.mark.parametrize("score", ["dot", "general", "concat"])
-def test_wean_scores(score, vocab):
-    model = tiny_model("wean", len(vocab), wean_score=score)
-    log_probs = model(make_batch(SOURCES, TARGETS, vocab))
-    assert torch.isfinite(log_probs).all()
-
-
-@pytest.mark.parametrize("attention", ["dot", "general", "concat", "bahdanau"])
-def test_attention_scores(attention, vocab):
-    # dot attention needs query and memory of one size: a unidirectional encoder of the decoder's width.
-    model = tiny_model("rnnsearch", len(vocab), attention=attention, bidirectional=attention != "dot")
-    log_probs = model(make_batch(SOURCES, TARGETS, vocab))
-    assert torch.isfinite(log_probs).all()
-
-
-def test_lstm_cells(vocab):
-    model = tiny_model("copynet", len(vocab), cell="lstm")
-    total = model(make_batch(SOURCES, TARGETS, vocab)).exp().sum(-1)
-    assert torch.allclose(total, torch.ones_like(total), atol=1e-5)
-
-
-STACKED = [dict(cell="lstm", decoder_layers=2, encoder_layers=2), dict(cell="gru", decoder_layers=3)]
-
-
-@pytest.mark.parametrize("architecture", ARCHITECTURES)
-@pytest.mark.parametrize("options", STACKED)
-def test_stacked_decoder_step_matches_teacher_forcing(architecture, options, vocab):
-    model = tiny_model(architecture, len(vocab), **options)
-    assert model.decoder.layers == options["decoder_layers"]
-    state = assert_steps_match_teacher_forcing(model, make_batch(SOURCES, TARGETS, vocab))
-    assert state["upper_hidden"].shape == (2, options["decoder_layers"] - 1, 12)
 
 
 def test_stacked_decoder_beam_search_reorders_every_layer(vocab):
@@ -155,7 +96,11 @@ def test_models_train_under_bf16_autocast(architecture, vocab):
     assert mixed.dtype == torch.float32  # log-softmax and the loss stay in float32
     assert mixed.item() == pytest.approx(full.item(), rel=0.05)
     mixed.backward()
-    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+    full_model = tiny_model(architecture, len(vocab), cell="lstm", decoder_layers=2)
+    full_model.loss(batch)[0].backward()
+    for (name, p), q in zip(model.named_parameters(), full_model.parameters()):
+        if p.grad is not None:
+            assert torch.allclose(p.grad, q.grad, atol=0.02, rtol=0.1), name
 
 
 def test_autocast_is_only_enabled_on_cuda():

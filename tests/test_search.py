@@ -1,13 +1,16 @@
 import itertools
+import math
 
 import pytest
 import torch
 
 from paragen.batching import make_batch
-from paragen.search import beam_search, normalised
+from paragen.decoding import translate
+from paragen.search import beam_search
 from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 from conftest import ARCHITECTURES, tiny_model
+from scripted import A, B, FakeBatch, ScriptedModel
 
 VOCAB = Vocabulary(list(SPECIALS) + ["a", "b"])
 SOURCES = [["a", "b", "a"], ["b"], ["b", "b", "oov"]]
@@ -37,7 +40,7 @@ def exhaustive_best(model, batch, row: int, max_length: int, alpha: float) -> tu
             for tokens in candidates:
                 if not tokens:
                     continue
-                score = normalised(sequence_log_prob(model, batch, row, tokens), len(tokens), alpha)
+                score = sequence_log_prob(model, batch, row, tokens) / len(tokens) ** alpha
                 if score > best[1]:
                     best = (tokens, score)
     return best
@@ -60,7 +63,7 @@ def test_beam_search_equals_exhaustive_search(architecture, alpha):
 def test_greedy_is_beam_one(architecture):
     model = tiny_model(architecture, len(VOCAB))
     batch = make_batch(SOURCES, None, VOCAB)
-    results = beam_search(model, batch, beam_size=1, max_length=6)
+    results = beam_search(model, batch, beam_size=1, max_length=6, stopping="early")
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     tokens = torch.full((len(SOURCES),), BOS_ID)
@@ -87,3 +90,93 @@ def test_nbest_sorted_and_bounded():
         assert len({h.tokens for h in hyps}) == len(hyps)
     with pytest.raises(ValueError, match="nbest"):
         beam_search(model, make_batch(SOURCES, None, VOCAB), beam_size=2, max_length=4, nbest=3)
+
+
+E = EOS_ID
+# Table 1. Traced by hand with beam 2, alpha 1, max_length 4 (ln .5 = -.693, ln .3 = -1.204, ...):
+#  step 1: a -.693, </s> -1.204, b -1.609. </s> ranks inside the beam: finished at -1.204.
+#  step 2: a</s> -1.386, aa -1.492, bb -1.714, ab -3.689. a</s> finishes at -1.386 / 2 = -.693.
+#          `early` has 2 finished and stops: best (a,</s>) -.693. GroundHog's beam is empty after a</s>.
+#          `bound`: the live aa can still reach -1.492 / 4 = -.373 > -.693, so it goes on:
+#  step 3: aa</s> -1.597 (/3 = -.532) and bb</s> -1.765 (/3 = -.588) finish; the live aaa (-4.488) can reach
+#          only -1.12: stop. Best (a,a,</s>) -.532, then (b,b,</s>) -.588.
+TABLE_1 = {(): {A: .5, E: .3, B: .2}, (A,): {E: .5, A: .45, B: .05}, (B,): {B: .9, E: .05, A: .05},
+           (A, A): {E: .9, A: .05, B: .05}, (B, B): {E: .95, A: .025, B: .025}}
+# Table 2: early keeps both live hypotheses after </s> finishes at step 1; GroundHog keeps one.
+#  step 1: as table 1; </s> finishes (-1.204). early: alive a, b; shrinking: beam 1, alive a.
+#  step 2 (early): aa -1.204, bb -1.660, ab -1.897, a</s> -2.996: no ending in the beam; alive aa, bb.
+#  step 3 (early): bb</s> -1.670 (/3 = -.557), aa</s> -1.897 (/3 = -.632) finish: 3 >= 2, stop; best (b,b,</s>).
+#  shrinking: step 2 keeps aa alone; step 3: aa</s> (-1.897) beats aaa (-2.590) and finishes: beam empty.
+#             Finished: exactly 2 = beam: (a,a,</s>) -.632 and (</s>) -1.204.
+TABLE_2 = {(): {A: .5, E: .3, B: .2}, (A,): {A: .6, B: .3, E: .1}, (B,): {B: .95, A: .03, E: .02},
+           (B, B): {E: .99, A: .005, B: .005}}
+DEFAULT = {E: .5, A: .25, B: .25}
+
+
+def _search(table, stopping, nbest=1, beam=2, max_length=4):
+    model = ScriptedModel(table, DEFAULT, max_length)
+    return beam_search(model, FakeBatch(1), beam_size=beam, max_length=max_length, length_penalty=1.0,
+                       nbest=nbest, stopping=stopping)[0]
+
+
+def test_early_stopping_returns_the_first_beam_endings():
+    hyps = _search(TABLE_1, "early", nbest=2)
+    assert [h.tokens for h in hyps] == [(A, E), (E,)]
+    assert hyps[0].score == pytest.approx((math.log(.5) + math.log(.5)) / 2)
+
+
+def test_bound_stopping_goes_on_while_a_live_hypothesis_can_still_win():
+    hyps = _search(TABLE_1, "bound", nbest=2)
+    assert [h.tokens for h in hyps] == [(A, A, E), (B, B, E)]
+    assert hyps[0].score == pytest.approx((math.log(.5) + math.log(.45) + math.log(.9)) / 3)
+    assert hyps[1].score == pytest.approx((math.log(.2) + math.log(.9) + math.log(.95)) / 3)
+
+
+def test_shrinking_beam_ends_with_exactly_beam_hypotheses():
+    hyps = _search(TABLE_2, "shrinking", nbest=2)
+    assert [h.tokens for h in hyps] == [(A, A, E), (E,)]
+    assert hyps[0].log_prob == pytest.approx(math.log(.5) + math.log(.6) + math.log(.5))
+    assert [h.tokens for h in _search(TABLE_2, "early", nbest=2)] == [(B, B, E), (A, A, E)]
+
+
+@pytest.mark.parametrize("table", [TABLE_1, TABLE_2])
+@pytest.mark.parametrize("nbest", [1, 2])
+def test_bound_search_with_a_small_beam_equals_exhaustive_search(table, nbest):
+    """Beam 2 against all 31 complete outputs of 4 steps over a, b, </s> (1 + 2 + 4 + 3 * 8)."""
+    model = ScriptedModel(table, DEFAULT, max_length=4)
+    everything = sorted(((total / len(tokens), tokens) for tokens, total in model.sequences()), reverse=True)
+    assert len(everything) == 31
+    hyps = _search(table, "bound", nbest=nbest)
+    assert [h.tokens for h in hyps] == [tokens for _, tokens in everything[:nbest]]
+    assert [h.score for h in hyps] == pytest.approx([score for score, _ in everything[:nbest]])
+
+
+def test_unknown_stopping_rule_is_refused():
+    with pytest.raises(ValueError, match="allowed values: early, bound, shrinking"):
+        _search(TABLE_1, "eager")
+
+
+def _confident_copynet(vocab):
+    """Generate mode silenced below the 1e-20 floor (log -46), so only copying and </s> remain."""
+    model = tiny_model("copynet", len(vocab))
+    with torch.no_grad():
+        model.output.generate.project.bias.fill_(-60.0)
+        model.output.generate.project.bias[EOS_ID] = 0.0
+    return model
+
+
+@pytest.mark.parametrize("beam,nbest", [(1, 1), (3, 1), (4, 4)])
+@pytest.mark.parametrize("stopping", ["early", "bound", "shrinking"])
+def test_copynet_nbest_does_not_depend_on_batch_mates(beam, nbest, stopping):
+    """A sentence with one OOV beside one with four: slots it does not own must never be chosen."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = _confident_copynet(vocab)
+    sources = [["a", "p", "b"], ["q", "r", "s", "t", "a"], ["b", "b"]]
+    options = dict(beam_size=beam, max_length=6, length_penalty=1.0, nbest=nbest, device=torch.device("cpu"),
+                   stopping=stopping)
+    together = translate(model, sources, vocab, batch_size=3, **options)
+    for source, result in zip(sources, together):
+        alone = translate(model, [source], vocab, batch_size=1, **options)[0]
+        assert result.nbest == alone.nbest
+        assert result.scores == pytest.approx(alone.scores, abs=1e-5)
+        assert all(word in source or word in vocab for hyp in result.nbest for word in hyp)

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
-from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split
+from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
 
@@ -102,6 +102,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         vocab=Vocabulary.load(data.vocab), run_dir=pipeline.run_dir(args.experiment),
         device=pick_device(args.device), progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
+        extra_inputs=reference_files(data.directory, "valid") if data.real else (),
     )
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
              state.best_epoch, state.epoch)

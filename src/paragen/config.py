@@ -109,7 +109,18 @@ class ModelConfig(_Strict):
     cell: Literal["gru", "lstm"] = "gru"
     attention: AttentionScore = "bahdanau"
     wean_score: WeanScore = Field("general", description="WEAN query score, §2.3 Eq. 5")
+    input_feeding: Literal["context", "attentional"] = Field(
+        "context", description="what the decoder cell reads besides e(y_{t-1}): the previous attention context "
+        "c_{t-1} (RNNSearch, CopyNet and Enc-Dec's own update) or Luong et al. (2015)'s attentional vector "
+        "h~_{t-1} = tanh(W_c[s;c]) (WEAN's q_{t-1}; WEAN's Seq2seq, SPM's EncDec)")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+
+    @model_validator(mode="after")
+    def _feeding_fits_architecture(self) -> "ModelConfig":
+        if self.input_feeding == "attentional" and self.architecture not in ("rnnsearch", "wean"):
+            raise ValueError(f"input_feeding: 'attentional' needs an attentional output layer (rnnsearch, wean); "
+                             f"{self.architecture} keeps its paper's update, use 'context'")
+        return self
 
 
 class TrainingConfig(_Strict):
@@ -139,6 +150,9 @@ class DecodingConfig(_Strict):
     )
     nbest: PositiveInt = 10
     batch_size: PositiveInt = 32
+    stopping: Literal["early", "bound", "shrinking"] = Field(
+        "bound", description="when a sentence's search ends (paragen.search): early = once `beam` hypotheses "
+        "finished; bound = once no live hypothesis can enter the n-best; shrinking = GroundHog's shrinking beam")
 
     @model_validator(mode="after")
     def _nbest_fits_beam(self) -> "DecodingConfig":

@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from paragen.batching import decode_ids, iterate_batches, make_batch
 from paragen.models.seq2seq import Seq2Seq
-from paragen.search import beam_search
+from paragen.search import Stopping, beam_search, forbid_specials
 from paragen.vocabulary import BOS_ID, EOS_ID, Vocabulary
 
 
@@ -24,13 +24,13 @@ class Translation:
 
 def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabulary, *, beam_size: int,
               max_length: int, length_penalty: float, nbest: int, batch_size: int,
-              device: torch.device, progress: bool = False) -> list[Translation]:
+              device: torch.device, stopping: Stopping = "bound", progress: bool = False) -> list[Translation]:
     """Translations in corpus order (batches are length-sorted internally for speed)."""
     model.eval()
     results: list[Translation | None] = [None] * len(sources)
     batches = list(iterate_batches(sources, None, vocab, batch_size))
     for batch in tqdm(batches, desc="decode", unit="batch", disable=None if progress else True, leave=False):
-        hyps = beam_search(model, batch.to(device), beam_size, max_length, length_penalty, nbest)
+        hyps = beam_search(model, batch.to(device), beam_size, max_length, length_penalty, nbest, stopping)
         for row, index in enumerate(batch.indices):
             results[index] = Translation(
                 [decode_ids(h.tokens, vocab, batch.oovs[row]) for h in hyps[row]], [h.score for h in hyps[row]]
@@ -60,7 +60,7 @@ def trace_copy_modes(model: Seq2Seq, source: Sequence[str], vocab: Vocabulary, m
     for _ in range(max_length):
         step = model.step(token, state, encoded)
         state = step.state
-        token = step.log_probs.argmax(-1)
+        token = forbid_specials(step.log_probs).argmax(-1)
         copy_rows.append(step.copy_probs[0].tolist())
         generate.append(float(step.generate_mass[0]))
         if token.item() == EOS_ID:

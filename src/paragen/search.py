@@ -1,24 +1,43 @@
-"""One batched beam search for every model (greedy search is ``beam_size=1``).
+"""One batched beam search for every model (greedy search is ``beam_size=1`` with ``stopping="early"``).
 
 All hypotheses of a batch advance together as ``batch * beam`` rows through
-:meth:`Seq2Seq.step`. At each step the best ``2 * beam`` expansions are
-taken: those ending in ``</s>`` that rank among the best ``beam`` are set aside
-as finished (scored with length normalisation ``log p / length**alpha``), and
-the best ``beam`` others stay alive.
-A sentence is done once it has ``beam`` finished hypotheses; at ``max_length``
-the survivors are finished as they stand. Token ids may be extended ids, so
-copying models can emit out-of-vocabulary source words.
+:meth:`Seq2Seq.step`. At each step the best ``2 * beam`` expansions of each
+sentence are ranked; those ending in ``</s>`` that rank inside the sentence's
+current beam are set aside as finished (scored with length normalisation
+``log p / length**alpha``), and the best others stay alive. Token ids may be
+extended ids, so copying models can emit out-of-vocabulary source words.
+
+When a sentence stops is the ``stopping`` rule:
+
+``early``
+    once it has ``beam`` finished hypotheses (the usual NMT shortcut; with
+    length normalisation a live hypothesis could still have overtaken them).
+``bound``
+    once it has ``nbest`` finished hypotheses and no live one can still enter
+    them: log-probabilities only fall, so a live hypothesis with log p ``L``
+    at best scores ``L / max_length**alpha`` (``L`` itself when alpha is 0).
+    This is the default: it returns what a search with that beam can find.
+``shrinking``
+    GroundHog's rule (used by Kiyono et al., SPM §3): each finished
+    hypothesis shrinks the sentence's beam by one, and the sentence stops when
+    the beam is empty, i.e. with exactly ``beam`` finished hypotheses.
+
+At ``max_length`` the surviving hypotheses are finished as they stand.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 
 from paragen.batching import Batch
 from paragen.models.seq2seq import Seq2Seq, reorder_state
 from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID
+
+Stopping = Literal["early", "bound", "shrinking"]
+STOPPING_RULES: tuple[str, ...] = ("early", "bound", "shrinking")
 
 
 @dataclass(frozen=True)
@@ -32,12 +51,38 @@ def normalised(log_prob: float, length: int, alpha: float) -> float:
     return log_prob / (max(length, 1) ** alpha) if alpha > 0 else log_prob
 
 
+def forbid_specials(log_probs: torch.Tensor) -> torch.Tensor:
+    """``<pad>`` and ``<s>`` are never outputs: every search sets them to -inf."""
+    return log_probs.index_fill(-1, torch.tensor([PAD_ID, BOS_ID], device=log_probs.device), float("-inf"))
+
+
+def best_reachable(log_prob: float, max_length: int, alpha: float) -> float:
+    """The highest normalised score a live hypothesis with ``log_prob`` can still reach (``bound`` rule)."""
+    return log_prob / (max_length ** alpha) if alpha > 0 else log_prob
+
+
+class _Sentence:
+    """Finished hypotheses of one sentence and whether its search is over."""
+
+    def __init__(self) -> None:
+        self.finished: list[Hypothesis] = []
+        self.done = False
+
+    def threshold(self, nbest: int) -> float:
+        """The normalised score a hypothesis must beat to enter the n-best (-inf while it is not full)."""
+        if len(self.finished) < nbest:
+            return float("-inf")
+        return sorted((h.score for h in self.finished), reverse=True)[nbest - 1]
+
+
 @torch.no_grad()
 def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, length_penalty: float = 1.0,
-                nbest: int = 1) -> list[list[Hypothesis]]:
+                nbest: int = 1, stopping: Stopping = "bound") -> list[list[Hypothesis]]:
     """The ``nbest`` best hypotheses per sentence, best first."""
     if nbest > beam_size:
         raise ValueError(f"nbest ({nbest}) cannot exceed beam_size ({beam_size})")
+    if stopping not in STOPPING_RULES:
+        raise ValueError(f"unknown stopping rule {stopping!r}; allowed values: {', '.join(STOPPING_RULES)}")
     n = batch.src.size(0)
     device = batch.src.device
     encoded = model.encode(batch)
@@ -49,45 +94,59 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     scores = torch.full((n, beam_size), float("-inf"), device=device)
     scores[:, 0] = 0.0
     history = torch.zeros((n * beam_size, 0), dtype=torch.long, device=device)
-    finished: list[list[Hypothesis]] = [[] for _ in range(n)]
-    done = [False] * n
+    sentences = [_Sentence() for _ in range(n)]
+    k = 2 * beam_size
+    rank = torch.arange(k, device=device).unsqueeze(0)  # (1, k)
 
     for length in range(1, max_length + 1):
         out = model.step(tokens, state, encoded)
-        log_probs = out.log_probs.float()
-        log_probs[:, PAD_ID] = float("-inf")
-        log_probs[:, BOS_ID] = float("-inf")
+        log_probs = forbid_specials(out.log_probs.float())
         width = log_probs.size(1)
         candidates = (scores.view(-1, 1) + log_probs).view(n, beam_size * width)
-        k = min(2 * beam_size, beam_size * width)
-        top_scores, top_index = candidates.topk(k, dim=1)  # (n, k), sorted best first
+        top_scores, top_index = candidates.topk(min(k, beam_size * width), dim=1)  # (n, k), best first
         top_beam, top_token = top_index // width, top_index % width
         is_eos = top_token == EOS_ID
-        # Only endings that rank among the best `beam_size` expansions are final; weaker ones would
-        # fill the finished list with poor hypotheses and end the search too early.
-        in_beam = torch.arange(k, device=device).unsqueeze(0) < beam_size
-
+        # The beam of each sentence now: `beam_size`, or what is left of it under GroundHog's rule.
+        if stopping == "shrinking":
+            current = torch.tensor([beam_size - len(s.finished) for s in sentences], device=device)
+        else:
+            current = torch.full((n,), beam_size, device=device)
+        in_beam = rank[:, : top_scores.size(1)] < current.unsqueeze(1)
         last_step = length == max_length
-        for b, cand in ((is_eos | last_step) & in_beam).nonzero().tolist():
-            score = top_scores[b, cand].item()
-            if done[b] or score == float("-inf"):
+        # Only endings that rank inside the beam are final; weaker ones would fill the finished list
+        # with poor hypotheses.
+        for b, cand in ((is_eos | last_step) & in_beam & top_scores.isfinite()).nonzero().tolist():
+            if sentences[b].done:
                 continue
             row = b * beam_size + top_beam[b, cand].item()
             ids = tuple(history[row].tolist()) + (top_token[b, cand].item(),)
-            finished[b].append(Hypothesis(ids, score, normalised(score, len(ids), length_penalty)))
-        for b in range(n):
-            if not done[b] and len(finished[b]) >= beam_size:
-                done[b] = True
-        if last_step or all(done):
+            score = top_scores[b, cand].item()
+            sentences[b].finished.append(Hypothesis(ids, score, normalised(score, len(ids), length_penalty)))
+        if last_step:
             break
 
-        alive_scores = top_scores.masked_fill(is_eos, float("-inf"))
+        # Survivors: the best non-final expansions (under `shrinking`, only those inside the shrunk beam).
+        eligible = in_beam if stopping == "shrinking" else torch.ones_like(in_beam)
+        alive_scores = top_scores.masked_fill(is_eos | ~eligible, float("-inf"))
         scores, pick = alive_scores.topk(beam_size, dim=1)  # (n, beam)
+        best_alive = scores[:, 0].tolist()
+        for b, sentence in enumerate(sentences):
+            if sentence.done:
+                continue
+            if stopping == "bound":
+                reachable = best_reachable(best_alive[b], max_length, length_penalty)
+                sentence.done = sentence.threshold(nbest) >= reachable
+            else:
+                sentence.done = len(sentence.finished) >= beam_size
+            sentence.done = sentence.done or best_alive[b] == float("-inf")
+        if all(s.done for s in sentences):
+            break
+
         rows = (torch.arange(n, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)).view(-1)
         tokens = top_token.gather(1, pick).view(-1)
         history = torch.cat([history.index_select(0, rows), tokens.unsqueeze(1)], dim=1)
         state = reorder_state(out.state, rows)
-        done_rows = torch.tensor(done, device=device).repeat_interleave(beam_size)
-        scores = scores.masked_fill(done_rows.view(n, beam_size), float("-inf"))
+        done_rows = torch.tensor([s.done for s in sentences], device=device)
+        scores = scores.masked_fill(done_rows.unsqueeze(1), float("-inf"))
 
-    return [sorted(hyps, key=lambda h: h.score, reverse=True)[:nbest] for hyps in finished]
+    return [sorted(s.finished, key=lambda h: h.score, reverse=True)[:nbest] for s in sentences]

@@ -6,9 +6,14 @@ weights after every epoch, so a run killed at any moment (``kill -9``
 included) and restarted ends with the same weights as one never interrupted.
 The resume state lives in ``<run>/resume/``, which no workflow engine declares
 as an output, so neither Snakemake nor DVC deletes it before a rerun; it is
-discarded when its configuration digest no longer matches. The stopping rule (``max_epochs``,
-``patience``) and the CPU thread count are left out of the digest: they do not choose the
-trajectory, so raising ``max_epochs`` after a run ends continues that run instead of starting over.
+discarded when its digest no longer matches. The digest covers the model and
+training settings and the *content* (sha256) of everything training reads:
+training and validation pairs, the vocabulary and any validation reference
+files, so regenerated data with the same counts never resumes a stale model.
+The stopping rule (``max_epochs``, ``patience``) and the CPU thread count are
+left out: they do not choose the trajectory, so raising ``max_epochs`` after a
+run ends continues that run instead of starting over. The RNG states saved are
+the CPU one, Python's and, on CUDA, every device's (dropout draws from those).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 from tqdm.auto import tqdm
@@ -55,17 +60,74 @@ def config_digest(*parts: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def corpus_digest(corpus: ParallelCorpus) -> str:
+    """sha256 of a corpus's token content: any change to a pair, even at equal counts, changes it."""
+    digest = hashlib.sha256()
+    for source, target in zip(corpus.sources, corpus.targets):
+        digest.update(("\x1f".join(source) + "\t" + "\x1f".join(target) + "\n").encode())
+    return digest.hexdigest()[:16]
+
+
+def file_digest(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
+                  valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = ()
+                  ) -> dict[str, str]:
+    """What a resumable state must have been trained on, part by part (so a mismatch can say which part)."""
+    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads"})
+    return {
+        "model and training settings": config_digest(model_config, trajectory),
+        "training data": corpus_digest(train_data),
+        "validation data": corpus_digest(valid_data),
+        "vocabulary": config_digest(vocab.itos),
+        "validation references": config_digest([file_digest(p) for p in extra_inputs]),
+    }
+
+
 def save_torch(obj: Any, path: Path) -> None:
     with atomic_path(path) as tmp:
         torch.save(obj, tmp)
 
 
+def load_torch(path: str | Path, device: torch.device) -> dict:
+    """Load a checkpoint as plain data (``weights_only``): a file from elsewhere cannot run code."""
+    return torch.load(path, map_location=device, weights_only=True)
+
+
 def load_model(path: str | Path, device: torch.device) -> tuple[Seq2Seq, dict]:
     """Rebuild a model from a checkpoint written by :func:`train`."""
-    checkpoint = torch.load(path, map_location=device, weights_only=False)
+    checkpoint = load_torch(path, device)
     model = build_model(ModelConfig.model_validate(checkpoint["model_config"]), checkpoint["vocab_size"])
     model.load_state_dict(checkpoint["model"])
     return model.to(device), checkpoint
+
+
+def stale_parts(saved: Any, current: dict[str, str]) -> list[str]:
+    """Names of the digest parts that differ (every part, for a state from an older digest format)."""
+    if not isinstance(saved, dict):
+        return list(current)
+    return [name for name, value in current.items() if saved.get(name) != value]
+
+
+def rng_states() -> dict[str, Any]:
+    """Every random generator training draws from: CPU (and, on CUDA, every device's) and Python's."""
+    states: dict[str, Any] = {"rng": torch.get_rng_state(), "py_rng": random.getstate()}
+    if torch.cuda.is_available():
+        states["cuda_rng"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def restore_rng(saved: dict[str, Any]) -> None:
+    torch.set_rng_state(saved["rng"])
+    random.setstate(saved["py_rng"])
+    if "cuda_rng" in saved and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(saved["cuda_rng"])
 
 
 @dataclass
@@ -111,19 +173,19 @@ def autocast(device: torch.device, enabled: bool) -> torch.autocast:
 def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
           valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: str | Path, device: torch.device,
           progress: bool = True, stop_after_epoch: int | None = None,
-          validator: Validator | None = None) -> TrainState:
+          validator: Validator | None = None, extra_inputs: Sequence[str | Path] = ()) -> TrainState:
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
     ``validator`` scores greedy validation hypotheses for model selection (default: exact match
-    against the validation targets; see :mod:`paragen.validation`). ``stop_after_epoch`` ends the
+    against the validation targets; see :mod:`paragen.validation`); ``extra_inputs`` are further files
+    it reads (validation references), whose content enters the resume digest. ``stop_after_epoch`` ends the
     process-local loop early *without* publishing, the in-process stand-in for an interruption
     used by tests.
     """
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
-    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads"})
-    digest = config_digest(model_config, trajectory, len(vocab), len(train_data))
+    digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs)
     if training.threads:
         torch.set_num_threads(training.threads)
 
@@ -134,22 +196,22 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     state = TrainState()
 
     if resume_path.exists():
-        saved = torch.load(resume_path, map_location=device, weights_only=False)
-        if saved["digest"] == digest:
+        saved = load_torch(resume_path, device)
+        changed = stale_parts(saved.get("digest"), digest)
+        if not changed:
             model.load_state_dict(saved["model"])
             optimizer.load_state_dict(saved["optimizer"])
             state = TrainState(**saved["train_state"])
             state.finished = state.stopped(training)
-            torch.set_rng_state(saved["rng"])
-            random.setstate(saved["py_rng"])
+            restore_rng(saved)
             log.info("resuming %s after epoch %d", run_dir, state.epoch)
         else:
-            log.warning("ignoring %s: trained with other settings (digest %s != %s)", resume_path,
-                        saved["digest"], digest)
+            log.warning("%s: starting over, not resuming %s: its %s changed since it was saved", run_dir.name,
+                        resume_path, ", ".join(changed))
 
     checkpoint_meta = {"model_config": model_config.model_dump(), "vocab_size": len(vocab), "digest": digest}
     greedy = DecodingConfig(beam_size=1, nbest=1, max_length=training.valid_max_length,
-                            batch_size=training.batch_size)
+                            batch_size=training.batch_size, stopping="early")
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
     while not state.finished:
@@ -197,8 +259,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             state.bad_epochs += 1
         state.finished = state.stopped(training)
         save_torch({"digest": digest, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "train_state": state.__dict__, "rng": torch.get_rng_state(), "py_rng": random.getstate()},
-                   resume_path)
+                    "train_state": state.__dict__, **rng_states()}, resume_path)
 
     save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": state.epoch,
                 "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")

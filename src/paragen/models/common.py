@@ -25,13 +25,18 @@ def attention(config: ModelConfig, memory_size: int) -> Attention:
 
 
 def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bool = True,
-            extra_size: int = 0) -> RecurrentDecoder:
+            extra_size: int = 0, attentional_size: int | None = None) -> RecurrentDecoder:
     """The input-feeding decoder; with ``share_embeddings`` it reads the encoder's embedding table.
 
     Sharing is WEAN's setting (Ma et al. 2018, §1/§2.4: one vocabulary whose embeddings are
     updated from the encoder input, the decoder input and the output query).
+    ``attentional_size`` is the width of the output layer's attentional vector h̃, fed back
+    when ``config.input_feeding`` is ``attentional``.
     """
     table = enc.embedding if config.share_embeddings else embedding(config, vocab_size)
+    feed = attentional_size if config.input_feeding == "attentional" else None
+    if config.input_feeding == "attentional" and attentional_size is None:
+        raise ValueError(f"{config.architecture}: its output layer has no attentional vector to feed")
     return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
                             attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
-                            config.decoder_layers)
+                            config.decoder_layers, feed)

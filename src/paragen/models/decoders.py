@@ -1,9 +1,19 @@
 """Input-feeding recurrent decoder shared by every RNN model (DESIGN.md §4).
 
-One step (Luong et al., 2015, with input feeding):
+One step, with what the cell is fed chosen by ``input_feeding``:
 
-    s_t = cell([e(y_{t-1}); c_{t-1}; extra_t], s_{t-1})
+    s_t = cell([e(y_{t-1}); f_{t-1}; extra_t], s_{t-1})
     c_t = attention(s_t, M)         (or the encoder summary without attention)
+
+``context``: f_{t-1} = c_{t-1}, the previous attention context. Because
+c_{t-1} = attention(s_{t-1}, M), this is the state update of RNNSearch
+(Bahdanau et al., 2014) and CopyNet (Gu et al., 2016, §3.3), whose cell reads
+the context computed from s_{t-1}; f_0 is the encoder summary.
+
+``attentional``: f_{t-1} = h̃_{t-1} = tanh(W_c[s_{t-1}; c_{t-1}]), Luong et
+al. (2015, §3.3)'s input feeding of the attentional vector, which the output
+layer computes (for WEAN it is the query q_{t-1}); the model writes it into
+the state after each step (:meth:`Seq2Seq.step`) and f_0 = 0, as in Luong et al.
 
 ``extra_t`` is a model-specific input such as CopyNet's selective read
 ζ(y_{t-1}) (§3.3); output layers turn (s_t, c_t) into word scores.
@@ -21,20 +31,25 @@ import torch
 from torch import nn
 
 from paragen.models.attention import Attention
-from paragen.models.state import Encoded
+from paragen.models.state import Encoded, float32_recurrence
 
 State = dict[str, torch.Tensor]
 
 
 class RecurrentDecoder(nn.Module):
     def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, cell: str,
-                 attention: Attention | None, extra_size: int, dropout: float, layers: int = 1):
+                 attention: Attention | None, extra_size: int, dropout: float, layers: int = 1,
+                 attentional_feed_size: int | None = None):
+        """``attentional_feed_size`` (the width of h̃) switches on Luong's attentional input feeding."""
         super().__init__()
         self.embedding = embedding
         self.attention = attention
         self.cell_type = cell
+        self.attentional_feed_size = attentional_feed_size
+        self.feed_key = "context" if attentional_feed_size is None else "feed"
         cell_class = nn.GRUCell if cell == "gru" else nn.LSTMCell
-        input_size = embedding.embedding_dim + memory_size + extra_size
+        feed_size = memory_size if attentional_feed_size is None else attentional_feed_size
+        input_size = embedding.embedding_dim + feed_size + extra_size
         self.cell = cell_class(input_size, hidden_size)
         self.bridge = nn.Linear(memory_size, hidden_size)
         self.dropout = nn.Dropout(dropout)
@@ -47,9 +62,11 @@ class RecurrentDecoder(nn.Module):
         return 1 + len(self.upper)
 
     def initial_state(self, summary: torch.Tensor) -> State:
-        """Every layer starts from s_0 = tanh(W summary); the first fed context is the summary itself."""
+        """Every layer starts from s_0 = tanh(W summary); f_0 is the summary (context feeding) or 0 (h̃ feeding)."""
         start = torch.tanh(self.bridge(summary))
         state = {"hidden": start, "context": summary}
+        if self.attentional_feed_size is not None:
+            state["feed"] = summary.new_zeros(summary.size(0), self.attentional_feed_size)
         if self.cell_type == "lstm":
             state["cell"] = torch.zeros_like(start)
         if self.upper:
@@ -66,14 +83,17 @@ class RecurrentDecoder(nn.Module):
 
     def _run(self, cell: nn.Module, inputs: torch.Tensor, hidden: torch.Tensor,
              memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
-        if self.cell_type == "gru":
-            return cell(inputs, hidden), None
-        return cell(inputs, (hidden, memory))
+        """One cell in float32 even under bf16 autocast: a recurrent state rounded to 8 mantissa bits at
+        every step drifts over a sentence; attention and output projections keep bf16 (DESIGN "Scale")."""
+        with float32_recurrence(inputs):
+            if self.cell_type == "gru":
+                return cell(inputs.float(), hidden.float()), None
+            return cell(inputs.float(), (hidden.float(), memory.float()))
 
     def forward(self, tokens: torch.Tensor, state: State, encoded: Encoded,
                 extra: torch.Tensor | None) -> tuple[State, torch.Tensor | None]:
         """One step for ``tokens`` (batch,) in V; returns the new state and attention weights."""
-        parts = [self.dropout(self.embedding(tokens)), state["context"]]
+        parts = [self.dropout(self.embedding(tokens)), state[self.feed_key]]
         if extra is not None:
             parts.append(extra)
         new_state = dict(state)

@@ -6,6 +6,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from paragen.models.state import float32_recurrence
+
 
 class RNNEncoder(nn.Module):
     """(Bi-)GRU/LSTM over embedded source tokens.
@@ -29,8 +31,9 @@ class RNNEncoder(nn.Module):
 
     def forward(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         embedded = self.dropout(self.embedding(src))  # (batch, src_len, emb)
-        packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        outputs, _ = self.rnn(packed)
+        packed = pack_padded_sequence(embedded.float(), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        with float32_recurrence(embedded):  # the recurrent state stays float32 under bf16 autocast
+            outputs, _ = self.rnn(packed)
         memory, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.size(1))
         hidden = memory.size(-1) // self.directions
         last = (lengths - 1).clamp(min=0)

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from paragen.models.state import Encoded
+from paragen.vocabulary import BOS_ID, PAD_ID
 
 PROB_FLOOR = 1e-20
 """Probabilities are clamped here before the log so words no mode can produce stay finite in the loss."""
@@ -24,6 +25,7 @@ class OutputResult:
     log_probs: torch.Tensor  # (batch, width)
     copy_probs: torch.Tensor | None = None  # (batch, src_len): p(x_j, c | .) per source position
     generate_mass: torch.Tensor | None = None  # (batch,): total probability of the generate mode
+    attentional: torch.Tensor | None = None  # (batch, size): h~_t (WEAN: q_t), fed back by Luong input feeding
 
 
 class SoftmaxOutput(nn.Module):
@@ -39,12 +41,17 @@ class SoftmaxOutput(nn.Module):
         """The k x V projection W of Eq. 3 in WEAN's notation, what WEAN Table 5 counts (bias excluded)."""
         return self.project.weight.numel()
 
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """h~_t = tanh(W_h [s_t; c_t]), (batch, hidden_size): Luong et al. (2015) Eq. 5."""
+        return torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))
+
     def scores(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
         """Unnormalised generate-mode scores ψ_g, (batch, vocab_size)."""
-        return self.project(self.dropout(torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))))
+        return self.project(self.dropout(self.attentional(hidden, context)))
 
     def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
-        return OutputResult(torch.log_softmax(self.scores(hidden, context), dim=-1))
+        h_tilde = self.attentional(hidden, context)
+        return OutputResult(torch.log_softmax(self.project(self.dropout(h_tilde)), dim=-1), attentional=h_tilde)
 
 
 class WeanOutput(nn.Module):
@@ -55,6 +62,10 @@ class WeanOutput(nn.Module):
     (v^T tanh(W_q q + W_e e)). There is no vocabulary-sized output matrix: the
     only vocabulary-sized parameter is the embedding table the decoder reads.
     :meth:`score_parameters` counts Eq. 5's parameters, what WEAN Table 5 reports.
+
+    ``<pad>`` and ``<s>`` are never outputs, so they are left out of Eq. 6's
+    softmax: ``<pad>``'s embedding is frozen at zero, which under dot/general
+    scores exactly 0 for every query, a probability the model could never push down.
     """
 
     def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, score: str, dropout: float):
@@ -79,7 +90,8 @@ class WeanOutput(nn.Module):
                    if name.split(".")[0] in ("W_a", "W_q", "W_e", "v"))
 
     def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
-        q = self.dropout(torch.tanh(self.query(torch.cat([hidden, context], dim=-1))))  # (batch, emb)
+        query = torch.tanh(self.query(torch.cat([hidden, context], dim=-1)))  # q_t (Eq. 4), (batch, emb)
+        q = self.dropout(query)
         keys = self.embedding.weight  # (vocab, emb)
         if self.score == "dot":
             scores = q @ keys.t()
@@ -87,7 +99,8 @@ class WeanOutput(nn.Module):
             scores = self.W_a(q) @ keys.t()
         else:
             scores = self.v(torch.tanh(self.W_q(q).unsqueeze(1) + self.W_e(keys).unsqueeze(0))).squeeze(-1)
-        return OutputResult(torch.log_softmax(scores, dim=-1))
+        scores = scores.index_fill(1, torch.tensor([PAD_ID, BOS_ID], device=scores.device), float("-inf"))
+        return OutputResult(torch.log_softmax(scores, dim=-1), attentional=query)
 
 
 class CopyOutput(nn.Module):
@@ -97,7 +110,9 @@ class CopyOutput(nn.Module):
     RNNSearch plus copying); ψ_c(x_j) = tanh(h_j^T W_c) s_t (Eq. 8). Both sets
     of scores go through a single softmax, then copy probabilities are summed
     into the extended-vocabulary slot of their source word (Eq. 6), so an
-    out-of-vocabulary source word can be emitted.
+    out-of-vocabulary source word can be emitted. Extended slots of a batch-mate's
+    OOVs (``encoded.owned_width``) are -inf, not floored: a sentence's output
+    must not depend on which sentences share its batch.
     """
 
     def __init__(self, hidden_size: int, memory_size: int, vocab_size: int, dropout: float):
@@ -120,4 +135,8 @@ class CopyOutput(nn.Module):
         probs = torch.zeros(hidden.size(0), encoded.width, dtype=joint.dtype, device=joint.device)
         probs[:, : self.vocab_size] = p_generate
         probs = probs.scatter_add(1, encoded.src_ext, p_copy)
-        return OutputResult(probs.clamp_min(PROB_FLOOR).log(), p_copy, p_generate.sum(-1))
+        log_probs = probs.clamp_min(PROB_FLOOR).log()
+        if encoded.owned_width is not None:
+            slots = torch.arange(encoded.width, device=log_probs.device).unsqueeze(0)
+            log_probs = log_probs.masked_fill(slots >= encoded.owned_width.unsqueeze(1), float("-inf"))
+        return OutputResult(log_probs, p_copy, p_generate.sum(-1))

@@ -52,9 +52,13 @@ class Seq2Seq(nn.Module):
         projections = {}
         if self.decoder.attention is not None:
             projections["attention"] = self.decoder.attention.project_memory(memory)
+        mask = batch.src != PAD_ID
+        owned = None
         if self.copies:
             projections["copy"] = self.output.project_memory(memory)
-        return Encoded(memory, batch.src != PAD_ID, summary, batch.src_ext, width, projections)
+            # Extended ids of a sentence's OOVs are len(V), len(V)+1, ...: its own slots end after the largest.
+            owned = batch.src_ext.masked_fill(~mask, 0).max(dim=1).values.clamp_min(self.vocab_size - 1) + 1
+        return Encoded(memory, mask, summary, batch.src_ext, width, owned, projections)
 
     def initial_state(self, encoded: Encoded) -> State:
         state = self.decoder.initial_state(encoded.summary)
@@ -77,6 +81,8 @@ class Seq2Seq(nn.Module):
         result = self.output(self.decoder.top(new_state), new_state["context"], encoded=encoded)
         if self.selective_read:
             new_state["copy_prev"] = result.copy_probs
+        if self.decoder.feed_key == "feed":  # Luong input feeding: the cell reads h~_t at step t + 1
+            new_state["feed"] = result.attentional
         return StepOutput(result.log_probs, new_state, attention, result.copy_probs, result.generate_mass)
 
     def target_ids(self, tgt: torch.Tensor) -> torch.Tensor:

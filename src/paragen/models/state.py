@@ -7,6 +7,11 @@ from dataclasses import dataclass, field, replace
 import torch
 
 
+def float32_recurrence(like: torch.Tensor) -> torch.autocast:
+    """Autocast switched off, for recurrent cells whose state must stay float32 under bf16 autocast."""
+    return torch.autocast(device_type=like.device.type, enabled=False)
+
+
 @dataclass
 class Encoded:
     """Encoder results one batch carries through decoding."""
@@ -16,6 +21,8 @@ class Encoded:
     summary: torch.Tensor  # (batch, memory_size)
     src_ext: torch.Tensor  # (batch, src_len) extended ids
     width: int  # size of the output distribution: len(V) (+ max OOVs for copying models)
+    owned_width: torch.Tensor | None = None
+    """(batch,) len(V) + that sentence's own OOV count: extended slots at or past it belong to batch-mates."""
     projections: dict[str, torch.Tensor] = field(default_factory=dict)
     """Step-independent projections of ``memory`` (attention keys, copy keys), computed once per batch."""
 
@@ -23,4 +30,5 @@ class Encoded:
         """Rows ``index`` (e.g. beam expansion or reordering)."""
         return replace(self, memory=self.memory.index_select(0, index), mask=self.mask.index_select(0, index),
                        summary=self.summary.index_select(0, index), src_ext=self.src_ext.index_select(0, index),
+                       owned_width=None if self.owned_width is None else self.owned_width.index_select(0, index),
                        projections={k: v.index_select(0, index) for k, v in self.projections.items()})
