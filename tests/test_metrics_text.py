@@ -160,7 +160,9 @@ def test_cli_oddgen_writes_data_and_chart(tmp_path, capsys):
     assert counts["EncDec"]["sentences_with_repeats"] == 1 and counts["EncDec"]["sentences_short"] == 1
     assert counts["SPM"]["sentences_with_repeats"] == 0 and counts["SPM"]["sentences_short"] == 1
     assert (tmp_path / "odd.png").stat().st_size > 0
-    assert main(["oddgen", "--ref", ref, "--system", "nameless", "--out", str(tmp_path / "x")]) == 2
+    with pytest.raises(SystemExit) as exit_:  # argparse: "argument --system: nameless: expected NAME=FILE"
+        main(["oddgen", "--ref", ref, "--system", "nameless", "--out", str(tmp_path / "x")])
+    assert exit_.value.code == 2
 
 
 def test_remove_bpe_restores_words_before_scoring(tmp_path, capsys):

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
+from paragen.cli_args import input_dir, input_file, named_input_file, output_dir, output_file
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
@@ -170,7 +171,9 @@ def cmd_score(args: argparse.Namespace) -> None:
         return
     value = result["score"]
     shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
-    print(f"{result['metric']}: {shown}")
+    how = result.get("tokenize_chosen") or result.get("unit_chosen") or (
+        f"mode {result['mode']}" if "mode" in result else None)
+    print(f"{result['metric']}{f' ({how})' if how else ''}: {shown}")
     if "bootstrap" in result:
         test = result["bootstrap"]
         print(f"paired bootstrap ({test['samples']} samples): {test['system_b']} {test['score_b']:.2f} vs "
@@ -264,13 +267,11 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
     cmd_datasets_table(args)
 
 
-def _named_files(pairs: list[str], flag: str = "--system") -> dict[str, tuple[str, list[str]]]:
-    """NAME=FILE arguments -> {name: (path, lines)}."""
+def _named_files(pairs: list[str]) -> dict[str, tuple[str, list[str]]]:
+    """NAME=FILE arguments (vetted by :func:`named_input_file`) -> {name: (path, lines)}."""
     named = {}
     for pair in pairs:
-        name, sep, path = pair.partition("=")
-        if not sep or not name or not path:
-            raise ConfigError(f"{flag} {pair!r}: expected NAME=FILE")
+        name, _, path = pair.partition("=")
         named[name] = (path, read_lines(path))
     return named
 
@@ -339,7 +340,8 @@ def _parser() -> argparse.ArgumentParser:
             params: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
         if params:
-            p.add_argument("--params", default="params.yaml", help="configuration file (default: params.yaml)")
+            p.add_argument("--params", default="params.yaml", type=input_file,
+                           help="configuration file (default: params.yaml)")
         p.set_defaults(handler=handler)
         return p
 
@@ -357,25 +359,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--experiment", required=True)
     p = add("score", cmd_score, "score a system output against references", params=False)
     p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
-    p.add_argument("--src", help="source file (needed by sari)")
-    p.add_argument("--ref", required=True, action="append", help="reference file; repeat for several references")
-    p.add_argument("--hyp", required=True, help="system output, one sentence per line")
+    p.add_argument("--src", type=input_file, help="source file (needed by sari)")
+    p.add_argument("--ref", required=True, action="append", type=input_file,
+                   help="reference file; repeat for several references")
+    p.add_argument("--hyp", required=True, type=input_file, help="system output, one sentence per line")
     p.add_argument("--lowercase", action="store_true", help="lowercase before scoring (bleu, sari)")
     p.add_argument("--remove-bpe", action="store_true", help="restore subword-nmt BPE (\"@@ \") in every file first")
-    p.add_argument("--tokenize", default="13a", help="sacrebleu tokenizer for bleu (default 13a; none, zh, intl)")
+    p.add_argument("--tokenize", default="auto",
+                   help="sacrebleu tokenizer for bleu: 13a, intl, zh, char, none, or auto (default): zh when the "
+                   "references are Chinese/Japanese/Korean text, else 13a")
     p.add_argument("--sari-mode", default="legacy", choices=["legacy", "easse"],
                    help="legacy: the published Turk-test SARI (Joshua STAR); easse: EASSE's current default")
-    p.add_argument("--rouge-unit", default="word", choices=["word", "char"],
-                   help="word: rouge-score's English tokenizer; char: one token per character (Chinese)")
+    p.add_argument("--rouge-unit", default="auto", choices=["auto", "word", "char"],
+                   help="word: rouge-score's English tokenizer; char: one token per character (Chinese); "
+                   "auto (default): char when the references are CJK text, else word")
     p.add_argument("--stem", action="store_true", help="Porter-stem words for rouge (ROUGE-1.5.5 -m)")
     p.add_argument("--rouge-perl", action="store_true", help="use the Perl ROUGE-1.5.5 in $ROUGE_HOME")
-    p.add_argument("--nbest", help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
-    p.add_argument("--tags", help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
+    p.add_argument("--nbest", type=input_file, help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
+    p.add_argument("--tags", type=input_file,
+                   help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
     p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
-    p.add_argument("--compare", help="a second system's output: paired bootstrap test of --hyp against it")
+    p.add_argument("--compare", type=input_file,
+                   help="a second system's output: paired bootstrap test of --hyp against it")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
-    p.add_argument("--out", help="also write the result as JSON to this file")
+    p.add_argument("--out", type=output_file, help="also write the result as JSON to this file")
     p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True)
@@ -388,14 +396,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mirror", action="append", default=[],
                    help="local directory or base URL tried before upstream; repeatable (e.g. ../shared/data)")
     p.add_argument("--eval-only", action="store_true", help="only validation/test/reference files")
-    p.add_argument("--root", default="data/raw", help="where datasets go (default data/raw)")
+    p.add_argument("--root", default="data/raw", type=output_dir, help="where datasets go (default data/raw)")
     p.add_argument("--keep-going", action="store_true", help="continue with the next dataset after a failure")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p = add("prepare", cmd_prepare, "prepare a fetched dataset's splits as its paper describes", params=False)
     p.add_argument("dataset")
     p.add_argument("--split", action="append", help="split(s) to prepare (default: all of the dataset's)")
-    p.add_argument("--raw-root", default="data/raw")
-    p.add_argument("--out-root", default="data/prepared")
+    p.add_argument("--raw-root", default="data/raw", type=output_dir)
+    p.add_argument("--out-root", default="data/prepared", type=output_dir)
     p.add_argument("--lowercase-strip-specials", action="store_true",
                    help="WikiLarge: the report's lowercasing and special-character removal (003 §4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
@@ -409,12 +417,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--drop-longer-target", action="store_true",
                    help="drop training pairs whose segmented target is longer than the source (SPM, Gigaword)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--prepared-root", default="data/prepared")
-    p.add_argument("--out-root", default="data/segmented")
+    p.add_argument("--prepared-root", default="data/prepared", type=output_dir)
+    p.add_argument("--out-root", default="data/segmented", type=output_dir)
     p.add_argument("--quiet", action="store_true")
     p = add("vocab-build", cmd_vocab_build, "vocabularies of a given size from a segmented training split",
             params=False)
-    p.add_argument("--dir", required=True, help="segmented dataset directory holding train.src / train.tgt")
+    p.add_argument("--dir", required=True, type=input_dir,
+                   help="segmented dataset directory holding train.src / train.tgt")
     p.add_argument("--size", type=int, default=None, help="tokens besides the 4 special symbols (default: all)")
     p.add_argument("--shared", action="store_true", help="one vocabulary for source and target")
     p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
@@ -426,9 +435,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prepared-root", default="data/prepared")
     p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
             params=False)
-    p.add_argument("--ref", required=True, help="gold headlines, one per line")
-    p.add_argument("--system", required=True, action="append", help="NAME=FILE; repeat for each system")
-    p.add_argument("--out", required=True, help="output stem: writes STEM.json and STEM.png")
+    p.add_argument("--ref", required=True, type=input_file, help="gold headlines, one per line")
+    p.add_argument("--system", required=True, action="append", type=named_input_file,
+                   help="NAME=FILE; repeat for each system")
+    p.add_argument("--out", required=True, type=output_file, help="output stem: writes STEM.json and STEM.png")
     p.add_argument("--title", default="odd generation")
     p = add("published-outputs", cmd_published_outputs,
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
@@ -436,20 +446,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
     p = add("human-eval-export", cmd_human_eval_export,
             "write a blind, shuffled rating sheet (CSV) of system outputs and its key (WEAN Table 3)", params=False)
-    p.add_argument("--src", required=True, help="source sentences, one per line")
-    p.add_argument("--system", required=True, action="append", help="NAME=FILE; repeat for each system")
-    p.add_argument("--sheet", required=True, help="the CSV to hand to raters")
-    p.add_argument("--key", required=True, help="JSON mapping item ids to systems (keep it from the raters)")
+    p.add_argument("--src", required=True, type=input_file, help="source sentences, one per line")
+    p.add_argument("--system", required=True, action="append", type=named_input_file,
+                   help="NAME=FILE; repeat for each system")
+    p.add_argument("--sheet", required=True, type=output_file, help="the CSV to hand to raters")
+    p.add_argument("--key", required=True, type=output_file,
+                   help="JSON mapping item ids to systems (keep it from the raters)")
     p.add_argument("--sample", type=int, help="rate this many randomly chosen sentences (default: all)")
     p.add_argument("--seed", type=int, default=1)
     p = add("human-eval-ingest", cmd_human_eval_ingest,
             "means per system and paired t-tests from filled rating sheets (WEAN Table 3 layout)", params=False)
-    p.add_argument("--key", required=True)
-    p.add_argument("--sheet", required=True, action="append", help="a filled sheet; repeat for each rater")
-    p.add_argument("--out", required=True, help="Markdown table to write")
+    p.add_argument("--key", required=True, type=input_file, help="the key written by human-eval-export")
+    p.add_argument("--sheet", required=True, action="append", type=input_file,
+                   help="a filled sheet; repeat for each rater")
+    p.add_argument("--out", required=True, type=output_file, help="Markdown table to write")
     p.add_argument("--title", default="Human evaluation")
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
-    p.add_argument("--output", default="dvc.yaml")
+    p.add_argument("--output", default="dvc.yaml", type=output_file)
     p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
     return parser
 
@@ -462,6 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.handler(args)
     except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError) as error:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)
+        print(f"paragen {args.command}: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
     return 0
 

@@ -17,6 +17,7 @@ import numpy as np
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
+from paragen.text_script import cjk_share, looks_cjk
 
 METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
 
@@ -30,9 +31,9 @@ class ScoreRequest:
     refs: list[str]
     src: str | None = None
     lowercase: bool = False
-    tokenize: str = "13a"
+    tokenize: str = "auto"
     sari_mode: str = "legacy"
-    rouge_unit: str = "word"
+    rouge_unit: str = "auto"
     stem: bool = False
     rouge_perl: bool = False
     nbest: str | None = None
@@ -95,14 +96,32 @@ Stats = Callable[[list[str]], np.ndarray]
 Scorer = Callable[[ScoreRequest, list[str]], tuple[dict[str, Any], np.ndarray | None, Stats | None, ScoreFn | None]]
 
 
+def _choose_unit(request: ScoreRequest, refs: list[list[str]], flag: str, requested: str, cjk_unit: str,
+                 word_units: tuple[str, ...], why: str) -> tuple[str, str]:
+    """``auto`` resolves to ``cjk_unit`` on CJK references, else the first of ``word_units``; a word unit
+    asked for explicitly on CJK text is refused (it would score near 0 without a word of warning)."""
+    cjk = looks_cjk(line for ref_set in refs for line in ref_set)
+    if requested == "auto":
+        chosen = cjk_unit if cjk else word_units[0]
+        return chosen, f"auto: {'CJK text detected, ' if cjk else ''}{flag} {chosen}"
+    if cjk and requested in word_units:
+        share = cjk_share(line for ref_set in refs for line in ref_set)
+        raise CorpusError(f"{request.refs[0]}: the references are CJK text ({share:.0%} of characters), which "
+                          f"{flag} {requested} {why}; use {flag} {cjk_unit} (or auto)")
+    return requested, f"{flag} {requested}"
+
+
 def _bleu(request: ScoreRequest, hyps: list[str]):
     from paragen.metrics import bleu
 
     refs = _read_references(request, hyps)
-    result = bleu.corpus_bleu(hyps, refs, request.lowercase, request.tokenize)
-    metric = bleu.bleu_metric(request.lowercase, request.tokenize)
-    stats = lambda h: bleu.sentence_statistics(h, refs, request.lowercase, request.tokenize)[0]  # noqa: E731
-    return ({"score": result.score, "signature": result.signature, "references": len(refs)}, None, stats,
+    tokenize, chosen = _choose_unit(request, refs, "--tokenize", request.tokenize, "zh", ("13a", "intl"),
+                                    "keeps as whole unsegmented sentences (BLEU near 0)")
+    result = bleu.corpus_bleu(hyps, refs, request.lowercase, tokenize)
+    metric = bleu.bleu_metric(request.lowercase, tokenize)
+    stats = lambda h: bleu.sentence_statistics(h, refs, request.lowercase, tokenize)[0]  # noqa: E731
+    return ({"score": result.score, "signature": result.signature, "references": len(refs),
+             "tokenize": tokenize, "tokenize_chosen": chosen}, None, stats,
             lambda rows: bleu.score_from_statistics(metric, rows.sum(axis=0)))
 
 
@@ -132,11 +151,13 @@ def _rouge(request: ScoreRequest, hyps: list[str]):
     if request.rouge_perl:
         result = rouge.perl_rouge(hyps, refs[0])
         return {"score": result.as_dict(), "implementation": "ROUGE-1.5.5 (perl)"}, None, None, None
-    per_sentence = rouge.sentence_f1(hyps, refs[0], request.rouge_unit, request.stem)
+    unit, chosen = _choose_unit(request, refs, "--rouge-unit", request.rouge_unit, "char", ("word",),
+                                "deletes (rouge-score's tokenizer drops every CJK character: all scores 0)")
+    per_sentence = rouge.sentence_f1(hyps, refs[0], unit, request.stem)
     means = per_sentence.mean(axis=0) if len(hyps) else np.zeros(3)
     score = dict(zip(rouge.ROUGE_TYPES, map(float, means)))
-    stats = lambda h: rouge.sentence_f1(h, refs[0], request.rouge_unit, request.stem)  # noqa: E731
-    return ({"score": score, "unit": request.rouge_unit, "stemmed": request.stem,
+    stats = lambda h: rouge.sentence_f1(h, refs[0], unit, request.stem)  # noqa: E731
+    return ({"score": score, "unit": unit, "unit_chosen": chosen, "stemmed": request.stem,
              "implementation": "rouge-score", "bootstrap_on": "rouge2"}, per_sentence, stats,
             lambda rows: float(rows[:, 1].mean()))
 

@@ -95,9 +95,24 @@ def save_torch(obj: Any, path: Path) -> None:
         torch.save(obj, tmp)
 
 
+class CheckpointError(ValueError):
+    """A checkpoint file cannot be read as plain tensors and data (corrupt, truncated or unsafe)."""
+
+
 def load_torch(path: str | Path, device: torch.device) -> dict:
     """Load a checkpoint as plain data (``weights_only``): a file from elsewhere cannot run code."""
-    return torch.load(path, map_location=device, weights_only=True)
+    try:
+        checkpoint = torch.load(path, map_location=device, weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as error:  # torch raises UnpicklingError, RuntimeError, UnicodeDecodeError, EOFError...
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CheckpointError(f"{path}: not a readable paragen checkpoint ({first_line}); it may be corrupt, "
+                              "truncated, or hold objects other than tensors and plain data. Delete it and "
+                              "rerun the stage that writes it") from None
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(f"{path}: not a paragen checkpoint (holds a {type(checkpoint).__name__})")
+    return checkpoint
 
 
 def load_model(path: str | Path, device: torch.device) -> tuple[Seq2Seq, dict]:

@@ -1,0 +1,59 @@
+"""argparse types for path arguments: a wrong path is one line naming the argument and the path.
+
+argparse turns an ``ArgumentTypeError`` into ``paragen CMD: error: argument --ref: MESSAGE``, so
+a directory given where a file is expected (or the reverse) never reaches the code as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def input_file(value: str) -> str:
+    """An existing regular file to read."""
+    path = Path(value)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a directory, expected a file")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{value}: no such file")
+    return value
+
+
+def output_file(value: str) -> str:
+    """A file to write: not a directory, and its parent (if it exists) is a directory."""
+    path = Path(value)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a directory, expected a file to write")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise argparse.ArgumentTypeError(f"{value}: {parent} is a file, not a directory")
+            break
+    return value
+
+
+def input_dir(value: str) -> str:
+    """An existing directory to read from."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a file, expected a directory")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{value}: no such directory")
+    return value
+
+
+def output_dir(value: str) -> str:
+    """A directory to write into (created when missing), which must not be a file."""
+    if Path(value).exists() and not Path(value).is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a file, expected a directory")
+    return value
+
+
+def named_input_file(value: str) -> str:
+    """``NAME=FILE`` with FILE an existing regular file."""
+    name, sep, path = value.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"{value}: expected NAME=FILE")
+    input_file(path)
+    return value

@@ -1,0 +1,132 @@
+"""Bad paths, Chinese text and hostile checkpoints: one clear line, never a traceback or a silent zero."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+import torch
+
+from paragen.cli import main
+from paragen.training import CheckpointError, load_model, restore_rng, rng_states
+
+REFERENCES_ZH = ["今天天气很好", "我们去公园"]
+OUTPUT_ZH = ["今天天气好", "我们去公园吧"]
+
+
+def _write(path: pathlib.Path, lines: list[str]) -> str:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("flag", ["--ref", "--hyp", "--src", "--tags", "--nbest", "--compare"])
+def test_a_directory_where_a_file_is_expected_is_one_line_naming_the_argument(tmp_path, capsys, flag):
+    text = _write(tmp_path / "text", ["a b c"])
+    argv = {"--ref": text, "--hyp": text, "--src": text}
+    argv[flag] = str(tmp_path)
+    args = ["score", "--metric", "sari"] + [x for k, v in argv.items() for x in (k, v)]
+    if flag not in argv or flag in ("--tags", "--nbest", "--compare"):
+        args += [flag, str(tmp_path)]
+    code, _, err = _run(capsys, *args)
+    assert code == 2
+    assert f"error: argument {flag}: {tmp_path}: is a directory, expected a file" in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_and_directory_outputs_are_named(tmp_path, capsys):
+    text = _write(tmp_path / "text", ["a b c"])
+    code, _, err = _run(capsys, "score", "--metric", "bleu", "--ref", text, "--hyp", str(tmp_path / "nope"))
+    assert code == 2 and f"argument --hyp: {tmp_path / 'nope'}: no such file" in err
+    code, _, err = _run(capsys, "score", "--metric", "bleu", "--ref", text, "--hyp", text, "--out", str(tmp_path))
+    assert code == 2 and f"argument --out: {tmp_path}: is a directory, expected a file to write" in err
+    code, _, err = _run(capsys, "human-eval-export", "--src", text, "--system", f"a={tmp_path}",
+                        "--sheet", str(tmp_path / "s.csv"), "--key", str(tmp_path / "k.json"))
+    assert code == 2 and f"argument --system: {tmp_path}: is a directory, expected a file" in err
+    code, _, err = _run(capsys, "vocab-build", "--dir", text)
+    assert code == 2 and f"argument --dir: {text}: is a file, expected a directory" in err
+
+
+def test_chinese_rouge_is_scored_on_characters_and_says_so(tmp_path, capsys):
+    ref, hyp = _write(tmp_path / "ref", REFERENCES_ZH), _write(tmp_path / "hyp", OUTPUT_ZH)
+    code, out, _ = _run(capsys, "score", "--metric", "rouge", "--ref", ref, "--hyp", hyp, "--json")
+    result = json.loads(out.splitlines()[-1])
+    assert code == 0 and result["unit"] == "char" and "CJK text detected" in result["unit_chosen"]
+    # By hand, per sentence on characters: ROUGE-1 F = 2*5/(6+5) twice; ROUGE-2: sentence 1 shares 3 of
+    # 5 and 4 bigrams (今天 天天 天气), sentence 2 shares 4 of 4 and 5: F = 2*3/9 and 2*4/9, mean 7/9.
+    assert result["score"]["rouge1"] == pytest.approx(100 * 10 / 11, abs=1e-6)
+    assert result["score"]["rouge2"] == pytest.approx(100 * 7 / 9, abs=1e-6)
+    code, out, _ = _run(capsys, "score", "--metric", "rouge", "--ref", ref, "--hyp", hyp)
+    assert "rouge (auto: CJK text detected, --rouge-unit char): rouge1 90.91" in out
+
+
+def test_word_units_on_chinese_are_refused_naming_the_flag(tmp_path, capsys):
+    ref, hyp = _write(tmp_path / "ref", REFERENCES_ZH), _write(tmp_path / "hyp", OUTPUT_ZH)
+    code, _, err = _run(capsys, "score", "--metric", "rouge", "--rouge-unit", "word", "--ref", ref, "--hyp", hyp)
+    assert code == 2 and "use --rouge-unit char" in err
+    code, _, err = _run(capsys, "score", "--metric", "bleu", "--tokenize", "13a", "--ref", ref, "--hyp", hyp)
+    assert code == 2 and "use --tokenize zh" in err
+
+
+def test_chinese_bleu_uses_the_zh_tokenizer(tmp_path, capsys):
+    from sacrebleu.metrics import BLEU
+
+    ref, hyp = _write(tmp_path / "ref", REFERENCES_ZH), _write(tmp_path / "hyp", OUTPUT_ZH)
+    code, out, _ = _run(capsys, "score", "--metric", "bleu", "--ref", ref, "--hyp", hyp, "--json")
+    result = json.loads(out.splitlines()[-1])
+    expected = BLEU(tokenize="zh", lowercase=False).corpus_score(OUTPUT_ZH, [REFERENCES_ZH]).score
+    assert code == 0 and result["tokenize"] == "zh" and result["score"] == pytest.approx(expected)
+    assert result["score"] > 50
+
+
+def test_english_keeps_word_units(tmp_path, capsys):
+    ref = _write(tmp_path / "ref", ["the cat sat on the mat today"])
+    code, out, _ = _run(capsys, "score", "--metric", "rouge", "--ref", ref, "--hyp", ref, "--json")
+    assert code == 0 and json.loads(out.splitlines()[-1])["unit"] == "word"
+
+
+class _Payload:
+    """Unpickling this would touch a file: what a hostile checkpoint could do with any callable."""
+
+    def __init__(self, marker: pathlib.Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return pathlib.Path.touch, (self.marker,)
+
+
+def test_checkpoints_cannot_run_code(tmp_path):
+    marker = tmp_path / "pwned"
+    torch.save({"model": {}, "model_config": {"architecture": "encdec"}, "vocab_size": 5,
+                "extra": _Payload(marker)}, tmp_path / "best.pt")
+    with pytest.raises(CheckpointError, match="not a readable paragen checkpoint"):
+        load_model(tmp_path / "best.pt", torch.device("cpu"))
+    assert not marker.exists()
+
+
+def test_a_corrupt_checkpoint_is_one_clear_error(tmp_path):
+    (tmp_path / "best.pt").write_bytes(b"\x80\x02garbage\xff\xfe" * 10)
+    with pytest.raises(CheckpointError, match=r"best.pt: not a readable paragen checkpoint .*Delete it"):
+        load_model(tmp_path / "best.pt", torch.device("cpu"))
+
+
+def test_cuda_rng_states_are_saved_and_restored(monkeypatch):
+    """Dropout on CUDA draws from the CUDA generators: resume must carry their states (faked here)."""
+    devices = [torch.tensor([1, 2, 3], dtype=torch.uint8), torch.tensor([4, 5], dtype=torch.uint8)]
+    restored = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: devices)
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    saved = rng_states()
+    assert saved["cuda_rng"] is devices
+    restore_rng(saved)
+    assert restored == [devices]
