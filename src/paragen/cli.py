@@ -110,6 +110,8 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 
 def cmd_decode(args: argparse.Namespace) -> None:
+    import torch
+
     from paragen.data.synthetic import RULE_TYPES
     from paragen.decoding import trace_copy_modes, translate
     from paragen.training import load_model, pick_device
@@ -124,7 +126,10 @@ def cmd_decode(args: argparse.Namespace) -> None:
     model, _ = load_model(run / "best.pt", device)
     vocab = Vocabulary.load(data.vocab)
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
-    results = translate(model, sources, vocab, device=device, progress=not args.quiet, **decoding.model_dump())
+    if decoding.threads:
+        torch.set_num_threads(decoding.threads)
+    results = translate(model, sources, vocab, device=device, progress=not args.quiet,
+                        **decoding.model_dump(exclude={"threads"}))
     with atomic_open(run / "test.nbest.jsonl") as handle:
         for r in results:
             handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},

@@ -150,6 +150,7 @@ class DecodingConfig(_Strict):
     )
     nbest: PositiveInt = 10
     batch_size: PositiveInt = 32
+    threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     stopping: Literal["early", "bound", "shrinking"] = Field(
         "bound", description="when a sentence's search ends (paragen.search): early = once `beam` hypotheses "
         "finished; bound = once no live hypothesis can enter the n-best; shrinking = GroundHog's shrinking beam")

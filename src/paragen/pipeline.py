@@ -254,6 +254,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
         params=(f"decoding.{spec.decoding}",),
         outs=decode_outs,
+        threads=config.decoding[spec.decoding].threads or 1,
     ))
     metrics = metrics_path(exp)
     if data.real:

@@ -27,6 +27,7 @@ At ``max_length`` the surviving hypotheses are finished as they stand.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Literal
 
@@ -62,23 +63,34 @@ def best_reachable(log_prob: float, max_length: int, alpha: float) -> float:
 
 
 class _Sentence:
-    """Finished hypotheses of one sentence and whether its search is over."""
+    """Finished hypotheses of one sentence, the ``nbest`` best scores so far, and whether its search is over."""
 
-    def __init__(self) -> None:
+    def __init__(self, nbest: int) -> None:
         self.finished: list[Hypothesis] = []
+        self.best_scores: list[float] = []  # min-heap of the nbest best normalised scores
+        self.nbest = nbest
         self.done = False
 
-    def threshold(self, nbest: int) -> float:
+    def add(self, hypothesis: Hypothesis) -> None:
+        self.finished.append(hypothesis)
+        if len(self.best_scores) < self.nbest:
+            heapq.heappush(self.best_scores, hypothesis.score)
+        elif hypothesis.score > self.best_scores[0]:
+            heapq.heapreplace(self.best_scores, hypothesis.score)
+
+    def threshold(self) -> float:
         """The normalised score a hypothesis must beat to enter the n-best (-inf while it is not full)."""
-        if len(self.finished) < nbest:
-            return float("-inf")
-        return sorted((h.score for h in self.finished), reverse=True)[nbest - 1]
+        return self.best_scores[0] if len(self.best_scores) == self.nbest else float("-inf")
 
 
 @torch.no_grad()
 def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, length_penalty: float = 1.0,
                 nbest: int = 1, stopping: Stopping = "bound") -> list[list[Hypothesis]]:
-    """The ``nbest`` best hypotheses per sentence, best first."""
+    """The ``nbest`` best hypotheses per sentence, best first.
+
+    Sentences whose search is over leave the batch (their rows are dropped from the state), so a
+    sentence that searches long costs only its own rows, not every sentence of its batch.
+    """
     if nbest > beam_size:
         raise ValueError(f"nbest ({nbest}) cannot exceed beam_size ({beam_size})")
     if stopping not in STOPPING_RULES:
@@ -94,59 +106,70 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     scores = torch.full((n, beam_size), float("-inf"), device=device)
     scores[:, 0] = 0.0
     history = torch.zeros((n * beam_size, 0), dtype=torch.long, device=device)
-    sentences = [_Sentence() for _ in range(n)]
+    sentences = [_Sentence(nbest) for _ in range(n)]
+    active = list(range(n))  # the sentences still searching, in the order of the rows
     k = 2 * beam_size
     rank = torch.arange(k, device=device).unsqueeze(0)  # (1, k)
 
     for length in range(1, max_length + 1):
+        m = len(active)
         out = model.step(tokens, state, encoded)
         log_probs = forbid_specials(out.log_probs.float())
         width = log_probs.size(1)
-        candidates = (scores.view(-1, 1) + log_probs).view(n, beam_size * width)
-        top_scores, top_index = candidates.topk(min(k, beam_size * width), dim=1)  # (n, k), best first
+        candidates = (scores.view(-1, 1) + log_probs).view(m, beam_size * width)
+        top_scores, top_index = candidates.topk(min(k, beam_size * width), dim=1)  # (m, k), best first
         top_beam, top_token = top_index // width, top_index % width
         is_eos = top_token == EOS_ID
         # The beam of each sentence now: `beam_size`, or what is left of it under GroundHog's rule.
         if stopping == "shrinking":
-            current = torch.tensor([beam_size - len(s.finished) for s in sentences], device=device)
+            current = torch.tensor([beam_size - len(sentences[i].finished) for i in active], device=device)
         else:
-            current = torch.full((n,), beam_size, device=device)
+            current = torch.full((m,), beam_size, device=device)
         in_beam = rank[:, : top_scores.size(1)] < current.unsqueeze(1)
         last_step = length == max_length
         # Only endings that rank inside the beam are final; weaker ones would fill the finished list
         # with poor hypotheses.
-        for b, cand in ((is_eos | last_step) & in_beam & top_scores.isfinite()).nonzero().tolist():
-            if sentences[b].done:
-                continue
-            row = b * beam_size + top_beam[b, cand].item()
-            ids = tuple(history[row].tolist()) + (top_token[b, cand].item(),)
-            score = top_scores[b, cand].item()
-            sentences[b].finished.append(Hypothesis(ids, score, normalised(score, len(ids), length_penalty)))
+        ending = ((is_eos | last_step) & in_beam & top_scores.isfinite()).nonzero()  # (endings, 2): b, cand
+        if len(ending):
+            b_idx, c_idx = ending[:, 0], ending[:, 1]
+            rows = b_idx * beam_size + top_beam[b_idx, c_idx]
+            bodies = history.index_select(0, rows).tolist()
+            for b, body, token, score in zip(b_idx.tolist(), bodies, top_token[b_idx, c_idx].tolist(),
+                                             top_scores[b_idx, c_idx].tolist()):
+                ids = tuple(body) + (token,)
+                sentences[active[b]].add(Hypothesis(ids, score, normalised(score, len(ids), length_penalty)))
         if last_step:
             break
 
         # Survivors: the best non-final expansions (under `shrinking`, only those inside the shrunk beam).
         eligible = in_beam if stopping == "shrinking" else torch.ones_like(in_beam)
         alive_scores = top_scores.masked_fill(is_eos | ~eligible, float("-inf"))
-        scores, pick = alive_scores.topk(beam_size, dim=1)  # (n, beam)
+        scores, pick = alive_scores.topk(beam_size, dim=1)  # (m, beam)
         best_alive = scores[:, 0].tolist()
-        for b, sentence in enumerate(sentences):
-            if sentence.done:
-                continue
-            if stopping == "bound":
-                reachable = best_reachable(best_alive[b], max_length, length_penalty)
-                sentence.done = sentence.threshold(nbest) >= reachable
+        keep = []
+        for b, index in enumerate(active):
+            sentence = sentences[index]
+            if best_alive[b] == float("-inf"):
+                sentence.done = True
+            elif stopping == "bound":
+                sentence.done = sentence.threshold() >= best_reachable(best_alive[b], max_length, length_penalty)
             else:
                 sentence.done = len(sentence.finished) >= beam_size
-            sentence.done = sentence.done or best_alive[b] == float("-inf")
-        if all(s.done for s in sentences):
+            if not sentence.done:
+                keep.append(b)
+        if not keep:
             break
 
-        rows = (torch.arange(n, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)).view(-1)
+        rows = (torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)).view(-1)
         tokens = top_token.gather(1, pick).view(-1)
         history = torch.cat([history.index_select(0, rows), tokens.unsqueeze(1)], dim=1)
         state = reorder_state(out.state, rows)
-        done_rows = torch.tensor([s.done for s in sentences], device=device)
-        scores = scores.masked_fill(done_rows.unsqueeze(1), float("-inf"))
+        if len(keep) < m:  # drop the finished sentences' rows
+            kept = torch.tensor(keep, device=device)
+            kept_rows = (kept.unsqueeze(1) * beam_size + torch.arange(beam_size, device=device)).view(-1)
+            tokens, history = tokens.index_select(0, kept_rows), history.index_select(0, kept_rows)
+            state, encoded = reorder_state(state, kept_rows), encoded.index_select(kept_rows)
+            scores = scores.index_select(0, kept)
+            active = [active[b] for b in keep]
 
     return [sorted(s.finished, key=lambda h: h.score, reverse=True)[:nbest] for s in sentences]

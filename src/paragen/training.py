@@ -253,7 +253,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
 
         valid_loss = validation_loss(model, valid_data, vocab, training.batch_size, device)
         if validator is not None:
-            hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump())
+            hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
             metric = validator([h.nbest[0] for h in hyps])
         else:
             metric = -valid_loss
