@@ -4,6 +4,9 @@ Usage (from the repository root, with the project's environment active):
 
     python bench/pipeline_time.py            # clones HEAD into a temporary directory
     python bench/pipeline_time.py --keep     # keep the clone to inspect its results/
+    python bench/pipeline_time.py --rev 8f1c921   # time an older commit on this machine, for comparison
+
+The clone runs its own code (its ``src/`` first on PYTHONPATH), not the installed paragen.
 
 Prints the wall time of the whole run and of each training job (from the
 per-epoch logs), plus the reproduced table. Nothing in the repository changes.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import shutil
 import subprocess
 import sys
@@ -25,13 +29,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary clone")
     parser.add_argument("--cores", default="all")
+    parser.add_argument("--rev", default="HEAD", help="commit to time (default HEAD)")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     workdir = Path(tempfile.mkdtemp(prefix="paragen-bench-"))
     clone = workdir / "paragen"
     subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", args.rev], check=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(clone / "src"),
+                                                                     os.environ.get("PYTHONPATH")]))}
     started = time.perf_counter()
-    result = subprocess.run(["snakemake", "--cores", args.cores], cwd=clone, capture_output=True, text=True)
+    result = subprocess.run(["snakemake", "--cores", args.cores], cwd=clone, capture_output=True, text=True,
+                            env=env)
     elapsed = time.perf_counter() - started
     if result.returncode != 0:
         print(result.stdout[-3000:], result.stderr[-3000:], sep="\n", file=sys.stderr)

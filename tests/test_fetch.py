@@ -165,3 +165,25 @@ def test_corrupted_archive_leaves_no_partial_tree(tmp_path):
         safe_extract(archive, tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["broken.tar.gz"]
+
+
+def test_extraction_keeps_files_already_in_the_target_and_normalises_harmless_paths(tmp_path):
+    target = tmp_path / "raw"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    (target / "ok.txt").write_text("old")
+    archive = tmp_path / "a.tar.gz"
+    archive.write_bytes(_tar([("sub/../ok.txt", b"new"), ("sub/x.txt", b"x")]))
+    assert safe_extract(archive, target) == ["ok.txt", "sub/x.txt"]
+    assert (target / "keep.txt").read_text() == "mine"  # not deleted
+    assert (target / "ok.txt").read_text() == "new" and (target / "sub" / "x.txt").read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tar.gz", "raw"]  # no staging left behind
+
+
+def test_named_members_only_and_a_missing_member_is_named(tmp_path):
+    archive = tmp_path / "a.tar.gz"
+    archive.write_bytes(_tar([("rel/train.txt", b"t"), ("rel/other.txt", b"o")]))
+    assert safe_extract(archive, tmp_path / "raw", {"rel/train.txt": "train.txt"}) == ["train.txt"]
+    assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["train.txt"]
+    with pytest.raises(FetchError, match="expected member\\(s\\) missing: rel/valid.txt"):
+        safe_extract(archive, tmp_path / "raw", {"rel/valid.txt": "valid.txt"})

@@ -117,3 +117,63 @@ def test_training_sets_download_over_http_and_prepare(monkeypatch, tmp_path):
     lcsts = prepare_dataset("lcsts", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
     assert lcsts["train"]["pairs"] == 1
     assert (tmp_path / "out/lcsts/train.tgt").read_text(encoding="utf-8") == "\u4eca\u5929\u5929\u6c14\n"
+
+
+def _tar_gz(members: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, body in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    return buffer.getvalue()
+
+
+def test_an_archive_entry_is_downloaded_unpacked_and_its_members_verified(monkeypatch, tmp_path):
+    server = Server()
+    train = b"a b c\n"
+    archive = _tar_gz({"release/train.txt": train, "release/README": b"ignored\n"})
+    server.files["/release.tar.gz"] = archive
+    source = DatasetSource.model_validate({
+        "title": "t", "citation": "c", "licence": "l", "homepage": "h", "expected": {"train": 1},
+        "files": [{"path": "release.tar.gz", "urls": [server.url + "/release.tar.gz"], "split": "train",
+                   "sha256": hashlib.sha256(archive).hexdigest(),
+                   "extract": [{"member": "release/train.txt", "path": "train.txt",
+                                "sha256": hashlib.sha256(train).hexdigest()}]}]})
+    monkeypatch.setattr(registry, "load_registry", lambda: {"toy": source})
+    (tmp_path / "raw" / "toy").mkdir(parents=True)
+    (tmp_path / "raw" / "toy" / "notes.txt").write_text("kept")
+    try:
+        fetch_dataset("toy", [], "all", tmp_path / "raw", progress=False)
+    finally:
+        server.close()
+    assert (tmp_path / "raw" / "toy" / "train.txt").read_bytes() == train
+    assert (tmp_path / "raw" / "toy" / "notes.txt").read_text() == "kept"
+    assert not (tmp_path / "raw" / "toy" / "README").exists()
+
+
+def test_gigaword_release_archive_in_its_true_layout_unpacks_and_prepares(tmp_path):
+    """The real registry entry's member list, on a summary.tar.gz built in the release's layout."""
+    import gzip
+
+    from paragen.data.prepare import prepare_dataset
+    from paragen.data.registry import unpack_members
+
+    articles = b"australia 's current account deficit shrunk by a record #.## billion dollars\n"
+    titles = b"australian current account deficit narrows sharply\n"
+    archive = tmp_path / "raw" / "gigaword" / "summary.tar.gz"
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(_tar_gz({
+        "sumdata/train/train.article.txt.gz": gzip.compress(articles),
+        "sumdata/train/train.title.txt.gz": gzip.compress(titles),
+        "sumdata/train/valid.article.filter.txt": articles, "sumdata/train/valid.title.filter.txt": titles,
+        "sumdata/Giga/input.txt": articles, "sumdata/DUC2004/input.txt": b"not wanted\n"}))
+    entry = next(f for f in load_registry()["gigaword"].files if f.path == "summary.tar.gz")
+    unpack_members(archive, archive.parent, entry.extract)
+    assert (archive.parent / "train.article.txt").read_bytes() == articles
+    assert not (archive.parent / "train.article.txt.gz").exists()
+    prepared = prepare_dataset("gigaword", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
+    assert prepared["train"]["pairs"] == 1

@@ -2,6 +2,9 @@
 
 Every artifact is written to a temporary file in the destination directory and
 renamed into place, which POSIX guarantees to be atomic on one file system.
+``mkstemp`` creates its file with mode 0600; the published file gets the mode
+any normally created file would (0666 less the umask), so group members sharing
+a project directory, a DVC cache or a remote can read it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,13 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 
+def current_umask() -> int:
+    """The process umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` on success."""
@@ -24,6 +34,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -20,6 +20,7 @@ from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
+from paragen.runlock import RunLockedError, die_with_parent
 
 log = logging.getLogger("paragen")
 
@@ -93,6 +94,8 @@ def cmd_train(args: argparse.Namespace) -> None:
     from paragen.training import pick_device, train
     from paragen.vocabulary import Vocabulary
 
+    if args.die_with_parent:
+        die_with_parent()
     config = _config(args)
     spec = _experiment(config, args.experiment)
     data = pipeline.experiment_data(config, args.experiment)
@@ -126,6 +129,8 @@ def cmd_decode(args: argparse.Namespace) -> None:
     model, _ = load_model(run / "best.pt", device)
     vocab = Vocabulary.load(data.vocab)
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
+    if args.die_with_parent:
+        die_with_parent()
     if decoding.threads:
         torch.set_num_threads(decoding.threads)
     results = translate(model, sources, vocab, device=device, progress=not args.quiet,
@@ -198,13 +203,14 @@ def cmd_index(args: argparse.Namespace) -> None:
 
 
 def cmd_fetch(args: argparse.Namespace) -> None:
-    from paragen.data.registry import load_registry, fetch_dataset
+    from paragen.data.registry import fetch_dataset, load_registry, usable_mirrors
 
     names = sorted(load_registry()) if args.dataset == ["all"] else args.dataset
+    mirrors = usable_mirrors(args.mirror)  # a missing mirror is named once, before any download
     failures = []
     for name in names:
         try:
-            marker = fetch_dataset(name, args.mirror, "eval" if args.eval_only else "all", args.root,
+            marker = fetch_dataset(name, mirrors, "eval" if args.eval_only else "all", args.root,
                                    progress=not args.quiet)
             print(f"{name}: complete ({marker})")
         except FetchError as error:
@@ -324,6 +330,18 @@ def cmd_human_eval_ingest(args: argparse.Namespace) -> None:
     print(text, end="")
 
 
+def cmd_verify_cache(args: argparse.Namespace) -> None:
+    from paragen.dvc_cache import corrupted_objects
+
+    bad = corrupted_objects(args.cache, progress=not args.quiet)
+    for path, actual in bad:
+        print(f"{path}: content hashes to {actual}, not to its name: corrupted")
+    if bad:
+        raise CorpusError(f"{len(bad)} corrupted object(s) in {args.cache}: delete them, then `dvc pull` or "
+                          "`dvc repro` to restore them")
+    print(f"{args.cache}: every object matches its md5")
+
+
 def cmd_dvc_yaml(args: argparse.Namespace) -> None:
     config = _config(args)
     if args.check:
@@ -360,6 +378,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--experiment", required=True)
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
+        p.add_argument("--die-with-parent", action="store_true",
+                       help="end when the process that started this one dies (how the workflow engines run it, "
+                       "so a killed Snakemake leaves no trainer behind)")
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's test output with its dataset's metrics")
     p.add_argument("--experiment", required=True)
     p = add("score", cmd_score, "score a system output against references", params=False)
@@ -466,6 +487,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="a filled sheet; repeat for each rater")
     p.add_argument("--out", required=True, type=output_file, help="Markdown table to write")
     p.add_argument("--title", default="Human evaluation")
+    p = add("verify-cache", cmd_verify_cache, "rehash every object of the DVC cache and name the corrupted ones "
+            "(dvc status trusts unchanged size and mtime)", params=False)
+    p.add_argument("--cache", default=".dvc/cache", type=input_dir, help="DVC cache directory (`dvc cache dir`)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
     p.add_argument("--output", default="dvc.yaml", type=output_file)
     p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
@@ -478,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         args.handler(args)
-    except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError) as error:
+    except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError) as error:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)

@@ -238,7 +238,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) if isinstance(dataset, RealDataset) else ()
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
-        cmd=_command("paragen", "train", "--params", PARAMS_FILE, "--experiment", exp),
+        cmd=_command("exec", "paragen", "train", "--params", PARAMS_FILE, "--experiment", exp, "--die-with-parent"),
         deps=data.train_deps + (data.vocab,),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation,
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
@@ -250,7 +250,8 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         decode_outs += (copy_trace_path(exp),)
     stages_.append(Stage(
         name=f"decode_{exp}", step="decode",
-        cmd=_command("paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp),
+        cmd=_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
+                     "--die-with-parent"),
         deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
         params=(f"decoding.{spec.decoding}",),
         outs=decode_outs,

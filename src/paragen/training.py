@@ -39,6 +39,7 @@ from paragen.data.corpus import ParallelCorpus
 from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
+from paragen.runlock import run_lock
 from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
 
@@ -160,6 +161,44 @@ class TrainState:
         """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""
         return self.bad_epochs >= training.patience or self.epoch >= training.max_epochs
 
+    def record(self, epoch: int, metric: float) -> bool:
+        """Account one epoch's validation score; True when it is the best so far."""
+        self.epoch = epoch
+        if metric > self.best_metric:
+            self.best_metric, self.best_epoch, self.bad_epochs = metric, epoch, 0
+            return True
+        self.bad_epochs += 1
+        return False
+
+
+class TrainingError(ValueError):
+    """A run cannot continue as configured; the message says what to do."""
+
+
+def replayed_stop(log_rows: list[dict[str, float]], training: TrainingConfig) -> int:
+    """The epoch at which ``training``'s stopping rule ends a run with these logged validation scores."""
+    replay = TrainState()
+    for row in log_rows:
+        replay.record(int(row["epoch"]), row["valid_metric"])
+        if replay.stopped(training):
+            break
+    return replay.epoch
+
+
+def check_stopping_rule(state: TrainState, training: TrainingConfig, resume_dir: Path) -> None:
+    """Refuse a resumed run that trained past where the current stopping rule would have stopped it.
+
+    Its later epochs cannot be undone (only the latest and the best weights are kept), so publishing
+    it would credit the new setting with epochs it forbids.
+    """
+    stop = replayed_stop(state.log_rows, training)
+    if stop < state.epoch:
+        raise TrainingError(
+            f"{resume_dir.parent}: already trained {state.epoch} epochs, but max_epochs {training.max_epochs} / "
+            f"patience {training.patience} stop at epoch {stop}, and the weights of epoch {stop} were not kept. "
+            f"Set them back so that training runs at least {state.epoch} epochs, or delete {resume_dir} to train "
+            f"from scratch with the new rule")
+
 
 def _log_csv(rows: list[dict[str, float]]) -> str:
     buffer = io.StringIO()
@@ -197,7 +236,18 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     process-local loop early *without* publishing, the in-process stand-in for an interruption
     used by tests.
     """
-    run_dir = Path(run_dir)
+    with run_lock(run_dir):
+        return _train_locked(model_config=model_config, training=training, train_data=train_data,
+                             valid_data=valid_data, vocab=vocab, run_dir=Path(run_dir), device=device,
+                             progress=progress, stop_after_epoch=stop_after_epoch, validator=validator,
+                             extra_inputs=extra_inputs)
+
+
+def _train_locked(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
+                  valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: Path, device: torch.device,
+                  progress: bool, stop_after_epoch: int | None, validator: Validator | None,
+                  extra_inputs: Sequence[str | Path]) -> TrainState:
+    """:func:`train`'s body, run while this process holds the run directory's lock."""
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
     digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs)
@@ -217,6 +267,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             model.load_state_dict(saved["model"])
             optimizer.load_state_dict(saved["optimizer"])
             state = TrainState(**saved["train_state"])
+            check_stopping_rule(state, training, resume_dir)
             state.finished = state.stopped(training)
             restore_rng(saved)
             log.info("resuming %s after epoch %d", run_dir, state.epoch)
@@ -265,13 +316,10 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                  epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
                  row["tokens_per_s"])
 
-        state.epoch, state.log_rows = epoch, state.log_rows + [row]
-        if metric > state.best_metric:
-            state.best_metric, state.best_epoch, state.bad_epochs = metric, epoch, 0
+        state.log_rows = state.log_rows + [row]
+        if state.record(epoch, metric):
             save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric},
                        best_path)
-        else:
-            state.bad_epochs += 1
         state.finished = state.stopped(training)
         save_torch({"digest": digest, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                     "train_state": state.__dict__, **rng_states()}, resume_path)

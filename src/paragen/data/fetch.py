@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import http.client
 import logging
+import os
+import posixpath
 import shutil
 import tarfile
 import tempfile
@@ -26,7 +28,7 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from tqdm.auto import tqdm
 
@@ -167,10 +169,14 @@ def fetch_file(dest: Path, expected: Expected, urls: Sequence[str], mirrors: Seq
 
 
 def _inside(target: Path, name: str) -> bool:
+    """Whether member ``name`` lands inside ``target``: ``sub/../ok.txt`` does, ``../x`` and ``/x`` do not."""
     path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts:
+    if path.is_absolute():
         return False
-    resolved = (target / path).resolve()
+    normal = posixpath.normpath(name)
+    if normal == ".." or normal.startswith("../"):
+        return False
+    resolved = (target / normal).resolve()
     return resolved == target.resolve() or target.resolve() in resolved.parents
 
 
@@ -186,22 +192,27 @@ def _check_tar(archive: Path, tar: tarfile.TarFile, target: Path) -> None:
             raise FetchError(f"{archive}: member {member.name!r} is a device or pipe; refusing to extract")
 
 
-def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
+def safe_extract(archive: str | Path, target: str | Path, members: Mapping[str, str] | None = None) -> list[str]:
     """Extract a tar (any compression) or zip archive into ``target`` after checking every member.
 
-    Extraction goes to a temporary directory beside ``target`` that is renamed into place, so
-    a corrupted archive never leaves a partial tree. Returns the extracted member names.
+    Everything is unpacked into a staging directory beside ``target`` first, so a corrupted archive
+    never leaves a partial tree; then each file is moved into ``target``, replacing a file of the
+    same name but leaving every other file already there. With ``members`` (member path in the
+    archive -> destination relative to ``target``) only those are kept, and a member missing from
+    the archive is an error naming it. Returns the destination paths written, relative to ``target``.
     """
     archive, target = Path(archive), Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.extract.", dir=target.parent))
     try:
         try:
             if tarfile.is_tarfile(archive):
                 with tarfile.open(archive) as tar:
                     _check_tar(archive, tar, staging)
-                    tar.extractall(staging, filter="data")
-                    names = tar.getnames()
+                    entries = tar.getmembers()
+                    for entry in entries:  # "sub/../ok.txt" -> "ok.txt": checked inside, written there
+                        entry.name = posixpath.normpath(entry.name)
+                    tar.extractall(staging, members=entries, filter="data")
             elif zipfile.is_zipfile(archive):
                 with zipfile.ZipFile(archive) as zf:
                     for info in zf.infolist():
@@ -212,16 +223,26 @@ def safe_extract(archive: str | Path, target: str | Path) -> list[str]:
                     bad = zf.testzip()
                     if bad is not None:
                         raise FetchError(f"{archive}: member {bad!r} is corrupted (CRC mismatch)")
-                    zf.extractall(staging)
-                    names = zf.namelist()
+                    for info in zf.infolist():
+                        info.filename = posixpath.normpath(info.filename) + ("/" if info.is_dir() else "")
+                        zf.extract(info, staging)
             else:
                 raise FetchError(f"{archive}: not a tar or zip archive (truncated or corrupted download?)")
         except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as error:
             raise FetchError(f"{archive}: corrupted archive: {error}") from None
-        if target.exists():
-            shutil.rmtree(target)
-        staging.replace(target)
-        return names
+        unpacked = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+        if members is None:
+            moves = {name: name for name in unpacked}
+        else:
+            moves = {posixpath.normpath(src): dest for src, dest in members.items()}
+            missing = sorted(src for src in moves if src not in unpacked)
+            if missing:
+                raise FetchError(f"{archive}: expected member(s) missing: {', '.join(missing)}")
+        for src, dest in moves.items():
+            if not _inside(target, dest):
+                raise FetchError(f"{archive}: destination {dest!r} of member {src!r} is outside {target}")
+            (target / dest).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / src, target / dest)
+        return sorted(moves.values())
     finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)

@@ -8,20 +8,33 @@ Files land in ``data/raw/<dataset>/``; a completion marker is written last, atom
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
+import shutil
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Sequence
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from paragen.atomic import write_json
-from paragen.data.fetch import Expected, FetchError, fetch_file, verify
+from paragen.atomic import atomic_open, write_json
+from paragen.data.fetch import Expected, FetchError, fetch_file, safe_extract, verify
 
 log = logging.getLogger(__name__)
 Scope = Literal["all", "eval"]
+
+
+class ArchiveMember(BaseModel):
+    """One file to take out of an archive entry, verified after extraction."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    member: str = Field(description="path inside the archive")
+    path: str = Field(description="destination, relative to data/raw/<dataset>/")
+    gunzip: bool = Field(False, description="the member is gzip-compressed: store it decompressed")
+    sha256: str | None = None
 
 
 class SourceFile(BaseModel):
@@ -34,6 +47,8 @@ class SourceFile(BaseModel):
     git_blob: str | None = None
     lines: int | None = Field(None, description="expected line count")
     split: Literal["train", "eval"] = "eval"
+    extract: list[ArchiveMember] = Field(default_factory=list,
+                                         description="an archive: the members to unpack (safe_extract)")
 
     @property
     def expected(self) -> Expected:
@@ -86,6 +101,41 @@ def marker_path(name: str, scope: Scope, root: str | Path = "data/raw") -> Path:
     return raw_dir(name, root) / f".complete-{scope}.json"
 
 
+def unpack_members(archive: Path, directory: Path, members: Sequence[ArchiveMember]) -> None:
+    """Extract ``members`` of ``archive`` into ``directory`` through :func:`safe_extract`, then verify them.
+
+    Files already in ``directory`` stay; a member with a known sha256 that does not match is an error.
+    """
+    safe_extract(archive, directory, {m.member: m.path + (".gz" if m.gunzip else "") for m in members})
+    for m in members:
+        dest = directory / m.path
+        if m.gunzip:
+            with gzip.open(dest.with_name(dest.name + ".gz"), "rb") as packed, atomic_open(dest, "wb") as out:
+                shutil.copyfileobj(packed, out)
+            dest.with_name(dest.name + ".gz").unlink()
+        if m.sha256:
+            verify(dest, Expected(m.sha256, None), f"{archive}:{m.member}")
+        log.info("%s: unpacked from %s", dest, archive.name)
+
+
+def usable_mirrors(mirrors: Sequence[str]) -> list[str]:
+    """Mirrors worth consulting: base URLs, and local directories that exist.
+
+    A local mirror that does not exist is named once, in one warning, and skipped, instead of being
+    reported as "not in the mirror" for every file (params.yaml's default ``../shared/data`` is absent
+    on most machines, so this is not an error).
+    """
+    usable = []
+    for mirror in mirrors:
+        if "://" in mirror or Path(mirror).is_dir():
+            usable.append(mirror)
+        else:
+            what = "is not a directory" if Path(mirror).exists() else "does not exist"
+            log.warning("mirror %s %s; skipping it (a mirror is a directory laid out like ../shared/data, "
+                        "or a base URL)", mirror, what)
+    return usable
+
+
 def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str | Path = "data/raw",
                   progress: bool = True) -> Path:
     """Fetch every file of ``name`` in ``scope``; returns the completion marker's path.
@@ -95,6 +145,7 @@ def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str
     instructions, after everything downloadable has been fetched.
     """
     source = dataset_source(name)
+    mirrors = usable_mirrors(mirrors)
     directory = raw_dir(name, root)
     marker = marker_path(name, scope, root)
     wanted = [f for f in source.files if scope == "all" or f.split == "eval"]
@@ -102,6 +153,9 @@ def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str
     obtained = {}
     for file in wanted:
         dest = directory / file.path
+        if file.extract and not dest.exists() and all((directory / m.path).exists() for m in file.extract):
+            obtained[file.path] = "members already unpacked"
+            continue
         if dest.exists():
             try:
                 verify(dest, file.expected, str(dest))
@@ -115,6 +169,9 @@ def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str
             continue
         obtained[file.path] = fetch_file(dest, file.expected, file.urls, mirrors, file.mirror, progress=progress)
         log.info("%s: %s", dest, obtained[file.path])
+    for file in wanted:
+        if file.extract and (directory / file.path).exists():
+            unpack_members(directory / file.path, directory, file.extract)
     if missing_manual:
         marker.unlink(missing_ok=True)
         raise ManualPlacementRequired(

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Mutation testing (issue 9): every small change mutmut makes to src/paragen/models/ and src/paragen/search.py
+# (an operator, a constant, a dropped call) must make a fast unit test fail. Prints the mutation score and
+# every surviving mutant with its diff. Usage, from the repository root with the project's .venv active:
+#     bash bench/mutation.sh            # MUTMUT_CHILDREN=2 by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install -q -e '.[test,mutation]'
+rm -rf mutants
+mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > /dev/null 2>&1 || true
+python - <<'PY'
+import collections, json, pathlib
+from mutmut.stats import status_by_exit_code  # mutmut's own exit code -> status table
+
+counts, survivors = collections.Counter(), []
+for meta in pathlib.Path("mutants").rglob("*.meta"):
+    for name, code in json.loads(meta.read_text()).get("exit_code_by_key", {}).items():
+        status = status_by_exit_code[code]
+        counts[status] += 1
+        if status in ("survived", "no tests"):
+            survivors.append((name, status))
+checked = counts["killed"] + counts["survived"]
+print(f"mutants: {sum(counts.values())}  " + "  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+print(f"mutation score, killed / (killed + survived): {100 * counts['killed'] / max(checked, 1):.1f} %")
+for name, status in sorted(survivors):
+    print(f"{status}: {name}")
+PY
+echo "diffs of the survivors: mutmut show <name>"
