@@ -38,12 +38,17 @@ def softmax(values: list[float]) -> list[float]:
     return [e / sum(exps) for e in exps]
 
 
+def plain(values) -> list[float]:
+    """Python floats of a tensor (weights included) or a list: the formulas here never run torch ops."""
+    return values.detach().tolist() if isinstance(values, torch.Tensor) else list(values)
+
+
 def dot(a, b) -> float:
-    return sum(float(x) * float(y) for x, y in zip(a, b))
+    return sum(x * y for x, y in zip(plain(a), plain(b)))
 
 
 def matvec(matrix: torch.Tensor, vector) -> list[float]:
-    return [dot(row, vector) for row in matrix]
+    return [dot(row, vector) for row in plain(matrix)]
 
 
 def sigmoid(x: float) -> float:
@@ -166,7 +171,7 @@ def test_copynet_selective_read_and_state_update_input():
     state["copy_prev"] = previous_copy
     seen = {}
     model.decoder.cell.register_forward_hook(lambda m, args, out: seen.update(input=args[0].clone()))
-    memory = encoded.memory[0]
+    memory = encoded.memory[0].detach()
     for token, positions, embedded in ((A_ID, [0, 2], A_ID), (V, [1], UNK_ID), (B_ID, [3], B_ID)):
         seen.clear()
         out = model.step(torch.tensor([token]), state, encoded)
@@ -229,7 +234,7 @@ def test_input_feeding_by_hand(feeding):
     model = fix_weights(tiny_model("rnnsearch", len(vocab), input_feeding=feeding)).eval()
     batch = make_batch([["a", "b", "a"]], None, vocab)
     encoded = model.encode(batch)
-    memory, summary = encoded.memory[0], encoded.summary[0].tolist()
+    memory, summary = encoded.memory[0].detach(), encoded.summary[0].tolist()
     dec, out_layer = model.decoder, model.output
     hidden = [math.tanh(v + b) for v, b in zip(matvec(dec.bridge.weight, summary), dec.bridge.bias.tolist())]
     feed = summary if feeding == "context" else [0.0] * 12  # f_0: the summary, or h~_0 = 0 (Luong)
@@ -299,7 +304,7 @@ def test_stacked_lstm_decoder_by_hand():
     model = fix_weights(tiny_model("rnnsearch", len(vocab), cell="lstm", decoder_layers=2, attention="general"))
     model.eval()
     encoded = model.encode(make_batch([["b", "a"]], None, vocab))
-    dec, memory, summary = model.decoder, encoded.memory[0], encoded.summary[0].tolist()
+    dec, memory, summary = model.decoder, encoded.memory[0].detach(), encoded.summary[0].tolist()
     start = [math.tanh(v + b) for v, b in zip(matvec(dec.bridge.weight, summary), dec.bridge.bias.tolist())]
     (h1, c1), (h2, c2), feed = (start, [0.0] * 12), (start, [0.0] * 12), summary
     state = model.initial_state(encoded)
