@@ -160,16 +160,16 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         if not keep:
             break
 
-        rows = (torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)).view(-1)
-        tokens = top_token.gather(1, pick).view(-1)
+        rows = torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)  # (m, beam)
+        tokens = top_token.gather(1, pick)
+        if len(keep) < m:  # finished sentences leave the batch
+            kept = torch.tensor(keep, device=device)
+            rows, tokens, scores = rows.index_select(0, kept), tokens.index_select(0, kept), scores.index_select(0, kept)
+            encoded = encoded.index_select((kept.unsqueeze(1) * beam_size
+                                            + torch.arange(beam_size, device=device)).view(-1))
+            active = [active[b] for b in keep]
+        rows, tokens = rows.view(-1), tokens.view(-1)
         history = torch.cat([history.index_select(0, rows), tokens.unsqueeze(1)], dim=1)
         state = reorder_state(out.state, rows)
-        if len(keep) < m:  # drop the finished sentences' rows
-            kept = torch.tensor(keep, device=device)
-            kept_rows = (kept.unsqueeze(1) * beam_size + torch.arange(beam_size, device=device)).view(-1)
-            tokens, history = tokens.index_select(0, kept_rows), history.index_select(0, kept_rows)
-            state, encoded = reorder_state(state, kept_rows), encoded.index_select(kept_rows)
-            scores = scores.index_select(0, kept)
-            active = [active[b] for b in keep]
 
     return [sorted(s.finished, key=lambda h: h.score, reverse=True)[:nbest] for s in sentences]
