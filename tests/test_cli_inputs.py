@@ -130,3 +130,37 @@ def test_cuda_rng_states_are_saved_and_restored(monkeypatch):
     assert saved["cuda_rng"] is devices
     restore_rng(saved)
     assert restored == [devices]
+
+
+def test_rouge_prints_no_absl_chatter(tmp_path):
+    import subprocess
+    import sys
+
+    ref = _write(tmp_path / "ref", ["the cat sat"])
+    result = subprocess.run([sys.executable, "-m", "paragen.cli", "score", "--metric", "rouge", "--ref", ref,
+                             "--hyp", ref], capture_output=True, text=True, check=True)
+    assert "absl" not in result.stderr and "Using default tokenizer" not in result.stderr
+
+
+def test_evalsets_prints_the_whole_placement_message_once_named(tmp_path, monkeypatch, capsys):
+    from paragen.data import registry
+    from paragen.data.registry import ManualPlacementRequired
+
+    def fake_fetch(name, *args, **kwargs):
+        raise ManualPlacementRequired(f"{name}: 1 file(s) must be placed by hand:\n  data/raw/{name}/x.txt\n"
+                                      f"Apply at EXAMPLE and place it there.")
+
+    monkeypatch.setattr(registry, "fetch_dataset", fake_fetch)
+    monkeypatch.chdir(tmp_path)
+    err = _run(capsys, "evalsets", "--mirror", str(tmp_path))[2]
+    assert "lcsts: 1 file(s) must be placed by hand:\n  data/raw/lcsts/x.txt\nApply at EXAMPLE" in err
+    assert "lcsts: lcsts:" not in err
+
+
+def test_name_arguments_say_where_the_names_come_from(capsys):
+    for command, flag in (("train", "--experiment"), ("generate", "--dataset"), ("report", "--table")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+        assert "an unknown name lists the valid ones" in out, command
+        assert "DESIGN.md" not in out and "003 §" not in out

@@ -1,4 +1,4 @@
-"""``paragen`` command line: one sub-command per pipeline stage (DESIGN.md principle 2).
+"""``paragen`` command line: one sub-command per pipeline stage, each importable and tested as Python.
 
 Workflow rules only call these commands; every handler is a thin adapter
 from arguments to library functions, which are what the tests exercise.
@@ -263,7 +263,8 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
             if name != "turk_mini":  # built from turkcorpus and asset, fetched above
                 fetch_dataset(name, [args.mirror], "eval", progress=False)
         except FetchError as error:
-            print(f"{name}: {str(error).splitlines()[0]} (continuing with what is there)", file=sys.stderr)
+            message = str(error) if str(error).startswith(f"{name}:") else f"{name}: {error}"
+            print(f"{message}\n(continuing with what is there)", file=sys.stderr)
         for split in recipe.splits:
             if split == "train" and name != "turk_mini":  # turk-mini's training data is in the mirror
                 continue
@@ -274,7 +275,7 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
     try:
         fetch_dataset("dress_outputs", [args.mirror], "eval", progress=False)  # listed in the table, not prepared
     except FetchError as error:
-        print(f"dress_outputs: {str(error).splitlines()[0]}", file=sys.stderr)
+        print(error if str(error).startswith("dress_outputs:") else f"dress_outputs: {error}", file=sys.stderr)
     cmd_datasets_table(args)
 
 
@@ -369,20 +370,20 @@ def _parser() -> argparse.ArgumentParser:
         return p
 
     p = add("generate", cmd_generate, "generate CopyNet's synthetic rule dataset")
-    p.add_argument("--dataset", required=True)
+    p.add_argument("--dataset", required=True, help="a dataset name under params.yaml's datasets: (an unknown name lists the valid ones)")
     p = add("vocab", cmd_vocab, "build a dataset's vocabulary from its training split")
-    p.add_argument("--dataset", required=True)
+    p.add_argument("--dataset", required=True, help="a dataset name under params.yaml's datasets: (an unknown name lists the valid ones)")
     for name, handler, text in (("train", cmd_train, "train one experiment (resumes an interrupted run)"),
                                 ("decode", cmd_decode, "beam-search decode one experiment's test set")):
         p = add(name, handler, text)
-        p.add_argument("--experiment", required=True)
+        p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's test output with its dataset's metrics")
-    p.add_argument("--experiment", required=True)
+    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
     p = add("score", cmd_score, "score a system output against references", params=False)
     p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
     p.add_argument("--src", type=input_file, help="source file (needed by sari)")
@@ -412,7 +413,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=output_file, help="also write the result as JSON to this file")
     p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
     p = add("report", cmd_report, "write one reproduced table with its figures")
-    p.add_argument("--table", required=True)
+    p.add_argument("--table", required=True,
+                   help="a table name under params.yaml's tables: (an unknown name lists the valid ones)")
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
     p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
     p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
@@ -431,7 +433,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--raw-root", default="data/raw", type=output_dir)
     p.add_argument("--out-root", default="data/prepared", type=output_dir)
     p.add_argument("--lowercase-strip-specials", action="store_true",
-                   help="WikiLarge: the report's lowercasing and special-character removal (003 §4.1)")
+                   help="WikiLarge: lowercasing and special-character removal, as in Wang, Kurohara & Liang's "
+                   "simplification report (§4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
     p = add("segment", cmd_segment, "segment a prepared dataset: bpe (subword-nmt), char, jieba or word",
             params=False)

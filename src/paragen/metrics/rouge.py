@@ -13,6 +13,7 @@ to a ROUGE-1.5.5 directory to score with the Perl script instead (:func:`perl_ro
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -28,6 +29,7 @@ from rouge_score import rouge_scorer, tokenizers
 from paragen.data.corpus import characters
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+logging.getLogger("absl").setLevel(logging.WARNING)  # rouge-score logs "Using default tokenizer." on every call
 Unit = Literal["word", "char"]
 
 
