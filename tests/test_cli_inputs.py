@@ -164,3 +164,12 @@ def test_name_arguments_say_where_the_names_come_from(capsys):
         out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
         assert "an unknown name lists the valid ones" in out, command
         assert "DESIGN.md" not in out and "003 §" not in out
+
+
+@pytest.mark.parametrize("metric", ["bleu", "rouge", "sari", "exact"])
+def test_empty_files_are_one_clear_error(tmp_path, capsys, metric):
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    code, out, err = _run(capsys, "score", "--metric", metric, "--ref", str(empty), "--hyp", str(empty),
+                          "--src", str(empty))
+    assert code == 2 and f"{empty}: empty file: there are no sentences to score" in err and not out

@@ -199,6 +199,8 @@ def score(request: ScoreRequest) -> dict[str, Any]:
     if request.metric not in SCORERS:
         raise ValueError(f"unknown metric {request.metric!r}; allowed values: {', '.join(METRICS)}")
     hyps = _read_text(request.hyp, request)
+    if not hyps:  # sacrebleu would raise IndexError, ROUGE and SARI would print 0.00
+        raise CorpusError(f"{request.hyp}: empty file: there are no sentences to score")
     details, rows, stats, corpus_score = SCORERS[request.metric](request, hyps)
     result = {"metric": request.metric, **details, "hyp": request.hyp, "refs": request.refs}
     if request.compare is not None:
