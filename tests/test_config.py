@@ -112,3 +112,37 @@ def test_real_experiments_run_only_when_their_dataset_is_switched_on():
     config = parse_config(raw)
     assert "t_wean" not in config.active_experiments() and not config.runnable("t_wean")
     assert config.runnable("t_encdec")
+
+
+@pytest.mark.parametrize("section,key,value,shown", [
+    ("training", "batch_size", True, "got True (bool)"),         # int: a boolean is not 1
+    ("training", "batch_size", "32", "got '32' (str)"),          # int: a string is not a number
+    ("training", "threads", True, "got True (bool)"),            # optional int
+    ("training", "learning_rate", "0.002", "got '0.002' (str)"),  # float
+    ("training", "learning_rate", True, "got True (bool)"),      # float: a boolean is not 1.0
+    ("training", "amp", 1, "got 1 (int)"),                       # bool: 1 is not true
+    ("decoding", "length_penalty", "1.0", "got '1.0' (str)"),    # float with a bound
+])
+def test_configuration_types_are_strict(tmp_path, section, key, value, shown):
+    import yaml
+
+    from paragen.config import ConfigError, load_config
+
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    name = "synthetic_small" if section == "training" else "beam10"
+    raw[section][name][key] = value
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "params.yaml")
+    assert f"{section}.{name}.{key}: " in str(error.value) and shown in str(error.value)
+
+
+def test_integers_are_still_valid_floats(tmp_path):
+    import yaml
+
+    from paragen.config import load_config
+
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["decoding"]["beam10"]["length_penalty"] = 1
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    assert load_config(tmp_path / "params.yaml").decoding["beam10"].length_penalty == 1.0

@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 Architecture = Literal["encdec", "rnnsearch", "copynet", "wean"]
 AttentionScore = Literal["dot", "general", "concat", "bahdanau"]
 WeanScore = Literal["dot", "general", "concat"]
 PositiveInt = Annotated[int, Field(gt=0)]
+IntRange = Annotated[tuple[PositiveInt, PositiveInt],
+                     BeforeValidator(lambda value: tuple(value) if isinstance(value, list) else value)]
+"""A [min, max] pair; YAML writes it as a list."""
 Fraction = Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
@@ -26,9 +29,13 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    """Base model that rejects unknown keys, so misspelt options never pass silently."""
+    """Base model that rejects unknown keys and loose types, so a mistake never passes silently.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Strict types: ``batch_size: true`` is not the integer 1, ``"3"`` is not a number, ``1`` is not a
+    boolean (an integer is still a valid float).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class SyntheticDataset(_Strict):
@@ -38,10 +45,10 @@ class SyntheticDataset(_Strict):
     rules: PositiveInt = Field(description="number of transformation rules (paper: 200)")
     instances_per_rule: Annotated[int, Field(ge=2)] = Field(description="paper: 200")
     symbols: PositiveInt = Field(1000, description="size of the regular-symbol vocabulary")
-    rule_length: tuple[PositiveInt, PositiveInt] = Field(
+    rule_length: IntRange = Field(
         (5, 20), description="min/max regular symbols in one rule (both sides together)"
     )
-    variable_length: tuple[PositiveInt, PositiveInt] = Field(
+    variable_length: IntRange = Field(
         (1, 15), description="min/max symbols a variable x or y is filled with"
     )
     valid_fraction: Fraction = Field(0.1, description="slice of train held out for validation")
@@ -326,6 +333,8 @@ def _format_errors(error: ValidationError, source: str) -> str:
             message = f"got {item.get('input')!r}; allowed values: {allowed}"
         elif item["type"] == "missing":
             message = "required key is missing"
+        elif item["type"] in ("int_type", "float_type", "bool_type", "string_type"):
+            message = f"{message}, got {item.get('input')!r} ({type(item.get('input')).__name__})"
         lines.append(f"  {key}: {message}")
     return "\n".join(lines)
 
