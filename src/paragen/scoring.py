@@ -17,7 +17,7 @@ import numpy as np
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
-from paragen.text_script import cjk_share, looks_cjk
+from paragen.text_script import CJK_THRESHOLD, cjk_share
 
 METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
 
@@ -100,12 +100,12 @@ def _choose_unit(request: ScoreRequest, refs: list[list[str]], flag: str, reques
                  word_units: tuple[str, ...], why: str) -> tuple[str, str]:
     """``auto`` resolves to ``cjk_unit`` on CJK references, else the first of ``word_units``; a word unit
     asked for explicitly on CJK text is refused (it would score near 0 without a word of warning)."""
-    cjk = looks_cjk(line for ref_set in refs for line in ref_set)
+    share = cjk_share(line for ref_set in refs for line in ref_set)
+    cjk = share >= CJK_THRESHOLD
     if requested == "auto":
         chosen = cjk_unit if cjk else word_units[0]
         return chosen, f"auto: {'CJK text detected, ' if cjk else ''}{flag} {chosen}"
     if cjk and requested in word_units:
-        share = cjk_share(line for ref_set in refs for line in ref_set)
         raise CorpusError(f"{request.refs[0]}: the references are CJK text ({share:.0%} of characters), which "
                           f"{flag} {requested} {why}; use {flag} {cjk_unit} (or auto)")
     return requested, f"{flag} {requested}"

@@ -36,6 +36,3 @@ def cjk_share(lines: Iterable[str]) -> float:
                 cjk += is_cjk(char)
     return cjk / total if total else 0.0
 
-
-def looks_cjk(lines: Iterable[str]) -> bool:
-    return cjk_share(lines) >= CJK_THRESHOLD

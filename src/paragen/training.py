@@ -19,6 +19,7 @@ the CPU one, Python's and, on CUDA, every device's (dropout draws from those).
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -27,7 +28,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 from tqdm.auto import tqdm
@@ -36,6 +37,7 @@ from paragen.atomic import atomic_path, write_text
 from paragen.batching import iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig
 from paragen.data.corpus import ParallelCorpus
+from paragen.data.fetch import digests
 from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
@@ -69,14 +71,6 @@ def corpus_digest(corpus: ParallelCorpus) -> str:
     return digest.hexdigest()[:16]
 
 
-def file_digest(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()[:16]
-
-
 def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
                   valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = ()
                   ) -> dict[str, str]:
@@ -87,7 +81,7 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
         "training data": corpus_digest(train_data),
         "validation data": corpus_digest(valid_data),
         "vocabulary": config_digest(vocab.itos),
-        "validation references": config_digest([file_digest(p) for p in extra_inputs]),
+        "validation references": config_digest([digests(Path(p))[0][:16] for p in extra_inputs]),
     }
 
 
@@ -224,6 +218,16 @@ def autocast(device: torch.device, enabled: bool) -> torch.autocast:
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
 
 
+def _holding_run_lock(train_fn: Callable[..., TrainState]) -> Callable[..., TrainState]:
+    """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.runlock.run_lock`)."""
+    @functools.wraps(train_fn)
+    def locked(**kwargs: Any) -> TrainState:
+        with run_lock(kwargs["run_dir"]):
+            return train_fn(**kwargs)
+    return locked
+
+
+@_holding_run_lock
 def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
           valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: str | Path, device: torch.device,
           progress: bool = True, stop_after_epoch: int | None = None,
@@ -234,20 +238,9 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     against the validation targets; see :mod:`paragen.validation`); ``extra_inputs`` are further files
     it reads (validation references), whose content enters the resume digest. ``stop_after_epoch`` ends the
     process-local loop early *without* publishing, the in-process stand-in for an interruption
-    used by tests.
+    used by tests. The run directory is locked for the duration (a second trainer refuses).
     """
-    with run_lock(run_dir):
-        return _train_locked(model_config=model_config, training=training, train_data=train_data,
-                             valid_data=valid_data, vocab=vocab, run_dir=Path(run_dir), device=device,
-                             progress=progress, stop_after_epoch=stop_after_epoch, validator=validator,
-                             extra_inputs=extra_inputs)
-
-
-def _train_locked(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
-                  valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: Path, device: torch.device,
-                  progress: bool, stop_after_epoch: int | None, validator: Validator | None,
-                  extra_inputs: Sequence[str | Path]) -> TrainState:
-    """:func:`train`'s body, run while this process holds the run directory's lock."""
+    run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
     digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs)
