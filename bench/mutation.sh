@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install -q -e '.[test,mutation]'
 rm -rf mutants
-mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > /dev/null 2>&1 || true
+OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > /dev/null 2>&1 || true
 python - <<'PY'
 import collections, json, pathlib
 from mutmut.stats import status_by_exit_code  # mutmut's own exit code -> status table
