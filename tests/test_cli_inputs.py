@@ -173,3 +173,18 @@ def test_empty_files_are_one_clear_error(tmp_path, capsys, metric):
     code, out, err = _run(capsys, "score", "--metric", metric, "--ref", str(empty), "--hyp", str(empty),
                           "--src", str(empty))
     assert code == 2 and f"{empty}: empty file: there are no sentences to score" in err and not out
+
+
+@pytest.mark.parametrize("metric", ["bleu", "rouge", "sari"])
+def test_an_over_long_line_is_refused_naming_file_line_and_limit(tmp_path, capsys, metric):
+    # 10 MB on one line made ROUGE-L's quadratic LCS table exhaust 24 GB; the default limit refuses it at once
+    normal = _write(tmp_path / "normal", ["a b c", "d e f"])
+    huge = _write(tmp_path / "huge", ["a b c", "w " * 5_000_000])
+    code, out, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", huge, "--src", normal)
+    assert code == 2 and not out
+    assert f"{huge}:2: line has 10,000,000 characters; at most 4,000 are accepted per line (--max-line-chars)" in err
+    code, _, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", normal, "--src", normal,
+                        "--max-line-chars", "4")
+    assert code == 2 and f"{normal}:1: line has 5 characters; at most 4 are accepted" in err
+    code, _, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", normal, "--max-line-chars", "0")
+    assert code == 2 and "argument --max-line-chars: 0: expected a number of at least 1" in err

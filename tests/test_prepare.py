@@ -178,3 +178,30 @@ def test_turk_mini_holds_out_validation_sentences_and_is_labelled(tmp_path):
     assert not set(train_src) & valid_src
     targets = (tmp_path / "out/turk_mini/train.tgt").read_text().splitlines()
     assert targets[8] == "asset 0 of 0 -lrb- y -rrb- ."  # ASSET written in Turk's conventions
+
+
+def test_over_long_lines_are_dropped_and_counted_through_the_cli(tmp_path, caplog):
+    from paragen.cli import main
+
+    raw = tmp_path / "raw/pwkp"
+    _write(raw / "train.src", "a b\n" + "x" * 31 + "\nc d\n")
+    _write(raw / "train.dst", "a\nshort\n" + "y " * 20 + "\n")
+    with caplog.at_level("INFO"):
+        code = main(["prepare", "pwkp", "--split", "train", "--raw-root", str(tmp_path / "raw"),
+                     "--out-root", str(tmp_path / "out"), "--no-check", "--max-line-chars", "30"])
+    assert code in (0, None)
+    assert (tmp_path / "out/pwkp/train.src").read_text() == "a b\n"  # 31-char source and 40-char target dropped
+    assert "2 pairs with a line over 30 characters dropped (max_line_chars)" in caplog.text
+
+
+def test_the_line_limit_is_a_params_yaml_key_passed_to_prepare():
+    import yaml
+
+    from paragen.config import parse_config
+    from paragen.pipeline import real_data_stages
+
+    raw = yaml.safe_load(Path("params.yaml").read_text())
+    raw["data"] = ["pwkp"]
+    raw["datasets"]["pwkp"]["max_line_chars"] = 123
+    (stage,) = [s for s in real_data_stages(parse_config(raw)) if s.name == "prepare_pwkp"]
+    assert "--max-line-chars 123" in stage.cmd

@@ -15,9 +15,9 @@ from typing import Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
-from paragen.cli_args import input_dir, input_file, named_input_file, output_dir, output_file
+from paragen.cli_args import input_dir, input_file, named_input_file, output_dir, output_file, positive_int
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
-from paragen.data.corpus import CorpusError, check_aligned, read_lines, read_split, reference_files
+from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
 from paragen.runlock import RunLockedError, die_with_parent
@@ -172,7 +172,8 @@ def cmd_score(args: argparse.Namespace) -> None:
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
         tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
         rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, topk=args.topk, compare=args.compare,
-        bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe)
+        bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe,
+        max_line_chars=args.max_line_chars)
     result = score(request)
     if args.out:
         write_json(args.out, result)
@@ -226,7 +227,8 @@ def cmd_prepare(args: argparse.Namespace) -> None:
     from paragen.data.prepare import prepare_dataset
 
     options = {"lowercase_strip_specials": True} if args.lowercase_strip_specials else {}
-    prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check)
+    prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check,
+                    max_line_chars=args.max_line_chars)
 
 
 def cmd_segment(args: argparse.Namespace) -> None:
@@ -412,6 +414,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
     p.add_argument("--out", type=output_file, help="also write the result as JSON to this file")
     p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
+    p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
+                   help=f"refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and memory grow "
+                   "with the square of a line's length")
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True,
                    help="a table name under params.yaml's tables: (an unknown name lists the valid ones)")
@@ -436,6 +441,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="WikiLarge: lowercasing and special-character removal, as in Wang, Kurohara & Liang's "
                    "simplification report (§4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
+    p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
+                   help=f"drop pairs with a line longer than this, counting them in the log (default {MAX_LINE_CHARS:,}; "
+                   "params.yaml: datasets.<name>.max_line_chars)")
     p = add("segment", cmd_segment, "segment a prepared dataset: bpe (subword-nmt), char, jieba or word",
             params=False)
     p.add_argument("dataset")

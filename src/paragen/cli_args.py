@@ -1,4 +1,4 @@
-"""argparse types for path arguments: a wrong path is one line naming the argument and the path.
+"""argparse types for path and number arguments: a wrong value is one line naming the argument and the value.
 
 argparse turns an ``ArgumentTypeError`` into ``paragen CMD: error: argument --ref: MESSAGE``, so
 a directory given where a file is expected (or the reverse) never reaches the code as a traceback.
@@ -57,3 +57,14 @@ def named_input_file(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value}: expected NAME=FILE")
     input_file(path)
     return value
+
+
+def positive_int(value: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value}: expected a number of at least 1")
+    return number

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, Mapping
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from paragen.data.corpus import MAX_LINE_CHARS
+
 Architecture = Literal["encdec", "rnnsearch", "copynet", "wean"]
 AttentionScore = Literal["dot", "general", "concat", "bahdanau"]
 WeanScore = Literal["dot", "general", "concat"]
@@ -91,6 +93,8 @@ class RealDataset(_Strict):
     lowercase: bool = False
     strip_specials: bool = Field(False, description="WikiLarge: lowercase and drop special characters (003 §4.1)")
     drop_longer_target: bool = False
+    max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
+                                        "counting them in the log (scoring refuses such lines)")
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
     shared_vocab: bool = True
     evaluation: Evaluation = Field(default_factory=Evaluation)
@@ -257,11 +261,12 @@ class ParagenConfig(_Strict):
             if isinstance(dataset, RealDataset):
                 _check_real_dataset(name, dataset)
                 recipe = dataset.recipe or name
-                how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials)
+                how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials,
+                       dataset.max_line_chars)
                 first, first_how = preparations.setdefault(recipe, (name, how))
                 if first_how != how:
                     raise ValueError(f"datasets.{name}: shares recipe {recipe!r} with datasets.{first} but differs in "
-                                     "fetch, fetch_scope, splits or strip_specials; they must agree")
+                                     "fetch, fetch_scope, splits, strip_specials or max_line_chars; they must agree")
         known_suites = {t.suite for t in self.tables.values()}
         for suite in self.suites:
             if suite not in known_suites:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from paragen.data.corpus import CorpusError, check_aligned, read_lines
+from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, check_line_lengths, read_lines
 from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.text_script import CJK_THRESHOLD, cjk_share
@@ -43,6 +43,7 @@ class ScoreRequest:
     bootstrap_samples: int = 1000
     seed: int = 12345
     remove_bpe: bool = False
+    max_line_chars: int = MAX_LINE_CHARS
 
 
 def restore_bpe(line: str) -> str:
@@ -52,6 +53,7 @@ def restore_bpe(line: str) -> str:
 
 def _read_text(path: str, request: ScoreRequest) -> list[str]:
     lines = read_lines(path)
+    check_line_lengths(path, lines, request.max_line_chars)
     return [restore_bpe(line) for line in lines] if request.remove_bpe else lines
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from paragen.atomic import atomic_open, write_json
-from paragen.data.corpus import CorpusError, check_aligned, read_lines
+from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.data.lcsts import read_lcsts
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,16 @@ def drop_empty(split: Split) -> Split:
             and all(ref[i].strip() for ref in split.references)]
     dropped = len(split) - len(keep)
     return split.select(keep, f"{dropped} pairs with an empty side dropped" if dropped else None)
+
+
+def drop_overlong(split: Split, limit: int) -> Split:
+    """Drop pairs with a side longer than ``limit`` characters, counting them: such a line is not a sentence,
+    and `paragen score` refuses it (ROUGE-L's cost grows with the square of its length)."""
+    keep = [i for i in range(len(split)) if len(split.sources[i]) <= limit
+            and all(len(ref[i]) <= limit for ref in split.references)]
+    dropped = len(split) - len(keep)
+    return split.select(keep, f"{dropped} pairs with a line over {limit:,} characters dropped (max_line_chars)"
+                        if dropped else None)
 
 
 def deduplicate(split: Split) -> Split:
@@ -291,7 +301,7 @@ def write_split(out_dir: Path, split: str, data: Split) -> None:
 
 def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | Path = "data/raw",
                     out_root: str | Path = "data/prepared", options: dict | None = None,
-                    check_counts: bool = True) -> dict[str, dict]:
+                    check_counts: bool = True, max_line_chars: int = MAX_LINE_CHARS) -> dict[str, dict]:
     """Prepare the requested splits (default: all); returns per-split counts and notes."""
     if name not in RECIPES:
         raise CorpusError(f"unknown dataset {name!r}; allowed values: {', '.join(sorted(RECIPES))}")
@@ -303,7 +313,7 @@ def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | 
     out_dir = Path(out_root) / name
     summary = {}
     for split in splits or recipe.splits:
-        data = recipe.build(Path(raw_root), split, options)
+        data = drop_overlong(recipe.build(Path(raw_root), split, options), max_line_chars)
         expected = recipe.paper_counts.get(split)
         for note in data.notes:
             log.info("%s %s: %s", name, split, note)
