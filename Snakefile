@@ -2,6 +2,16 @@
 # params.yaml by paragen.pipeline.stages(), the same list dvc.yaml is rendered
 # from, so `snakemake` and `dvc repro` run identical commands (see README.md).
 
+import sys
+
+from paragen.config import ConfigError, read_params
+
+try:  # a YAML mistake gets paragen's file:line:column message, not Snakemake's "not valid JSON or YAML"
+    read_params("params.yaml")
+except ConfigError as error:
+    sys.exit(f"paragen: {error}")
+
+
 configfile: "params.yaml"
 
 

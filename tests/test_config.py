@@ -72,6 +72,18 @@ def test_missing_and_malformed_files(tmp_path: Path):
         load_config(bad)
 
 
+def test_yaml_syntax_errors_name_line_and_column(tmp_path: Path):
+    bad = tmp_path / "params.yaml"
+    bad.write_text("suites: [synthetic]\nscale: [default\ndata: []\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(bad)
+    assert str(error.value).startswith(f"{bad}:3:5: not valid YAML: expected ',' or ']', but got ':'")
+    assert "flow sequence that starts at line 2, column 8" in str(error.value)
+    bad.write_text("a: 1\n\tb: 2\n")
+    with pytest.raises(ConfigError, match=rf"^{bad}:2:1: not valid YAML: found character '\\t'"):
+        load_config(bad)
+
+
 def _with_real(**overrides) -> dict:
     raw = _raw()
     raw["datasets"]["turk_mini"] = {"kind": "real", "fetch": ["turkcorpus", "asset"], "fetch_scope": "eval",

@@ -49,6 +49,19 @@ def check_results(directory: Path) -> None:
     assert "copynet_synthetic_copy_heatmap.png" in report and "| CopyNet |" in report
 
 
+def test_snakemake_reports_a_yaml_mistake_with_paragens_message(workflow_dir):
+    params = workflow_dir / "params.yaml"
+    lines = params.read_text().splitlines()
+    number = next(i for i, line in enumerate(lines) if line.startswith("suites:"))
+    lines[number] = "suites: [synthetic"
+    params.write_text("\n".join(lines) + "\n")
+    result = run(["snakemake", "--cores", "1", "--dry-run"], workflow_dir, check=False)
+    assert result.returncode != 0
+    assert "paragen: params.yaml:" in result.stderr and "not valid YAML: expected ',' or ']'" in result.stderr
+    assert f"flow sequence that starts at line {number + 1}, column 9" in result.stderr
+    assert "Traceback" not in result.stderr and "not valid JSON or YAML" not in result.stderr
+
+
 def test_snakemake_runs_everything_then_nothing_then_only_what_changed(workflow_dir):
     run(["snakemake", "--cores", "2"], workflow_dir)
     check_results(workflow_dir)

@@ -352,15 +352,38 @@ def parse_config(raw: Mapping[str, Any], source: str = "params.yaml") -> Paragen
         raise ConfigError(_format_errors(error, source)) from None
 
 
-def load_config(path: str | Path = "params.yaml") -> ParagenConfig:
-    """Read and validate ``params.yaml``."""
+def _yaml_error(path: Path, error: yaml.YAMLError) -> ConfigError:
+    """``params.yaml:14:8: not valid YAML: expected ',' or ']' ...`` with the offending line shown."""
+    mark, start = getattr(error, "problem_mark", None), getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    context = getattr(error, "context", None)
+    if context:
+        problem += f" ({context}{f' that starts at line {start.line + 1}, column {start.column + 1}' if start else ''})"
+    if mark is None:
+        return ConfigError(f"{path}: not valid YAML: {problem}")
+    lines = mark.buffer.splitlines() if mark.buffer else []
+    shown = f"\n    {lines[mark.line]}\n    {' ' * mark.column}^" if mark.line < len(lines) else ""
+    return ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: not valid YAML: {problem}{shown}")
+
+
+def read_params(path: str | Path = "params.yaml") -> dict[str, Any]:
+    """The raw mapping of a params file; syntax errors name the file, line and column.
+
+    The Snakefile calls this before its ``configfile:`` directive, so a YAML mistake reads the same under
+    Snakemake (which would only say "not valid JSON or YAML") as under ``paragen`` and DVC.
+    """
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+        raise _yaml_error(path, error) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
-    return parse_config(raw, str(path))
+    return raw
+
+
+def load_config(path: str | Path = "params.yaml") -> ParagenConfig:
+    """Read and validate ``params.yaml``."""
+    return parse_config(read_params(path), str(path))
