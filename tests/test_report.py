@@ -37,3 +37,75 @@ def test_cells_show_paper_reproduced_difference_and_reasons(tmp_path):
     assert "t,WEAN,x->x,,95.00,,not in paper" in csv_text
     tex = to_latex(table)
     assert r"x $\rightarrow$ $\emptyset$" in tex and r"\label{tab:t}" in tex
+
+
+def _log(scores: list[float]) -> list[dict[str, float]]:
+    return [{"epoch": float(i), "valid_metric": s} for i, s in enumerate(scores, start=1)]
+
+
+def _training(max_epochs: int, patience: int):
+    from paragen.config import TrainingConfig
+
+    return TrainingConfig(max_epochs=max_epochs, patience=patience)
+
+
+def test_training_outcome_tells_early_stopping_from_the_epoch_cap():
+    from paragen.stopping_rule import training_outcome
+
+    still_improving = training_outcome(_log([1, 2, 3, 4, 5]), _training(5, 2))
+    assert (still_improving.best_epoch, still_improving.epochs_run, still_improving.hit_cap) == (5, 5, True)
+    assert still_improving.describe() == ("best epoch 5 of 5 run; hit the 5-epoch cap while still improving: "
+                                          "possibly under-trained")
+    plateau_at_cap = training_outcome(_log([1, 4, 3, 3, 3]), _training(5, 4))  # 3 epochs without gain < patience 4
+    assert (plateau_at_cap.best_epoch, plateau_at_cap.hit_cap) == (2, True)
+    assert "3 epoch(s) after its best, before early stopping (patience 4)" in plateau_at_cap.describe()
+    early = training_outcome(_log([1, 9, 3, 3, 3, 3, 3, 3]), _training(25, 3))  # ties are not gains
+    assert (early.best_epoch, early.epochs_run, early.hit_cap) == (2, 5, False)
+    assert early.describe() == "best epoch 2 of 5 run; stopped early (3 epochs without a validation gain)"
+    both = training_outcome(_log([1, 9, 3, 3]), _training(4, 2))  # patience runs out on the last allowed epoch
+    assert (both.epochs_run, both.hit_cap) == (4, False)
+
+
+def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
+    from paragen.stopping_rule import training_outcome
+
+    paper = PaperTable.load("copynet_table1")
+    copynet = _metrics(tmp_path / "c.json", {"x->0": 90.0, "x->x": 95.0, "x->xx": 50.0, "xy->x": 70.0,
+                                             "xy->xy": 80.0})
+    table = fill_table("t", "Title", "Caption.", paper, {"CopyNet": copynet, "Enc-Dec": copynet})
+    table.training["CopyNet"] = training_outcome(_log([1, 2, 3]), _training(3, 2))
+    table.training["Enc-Dec"] = training_outcome(_log([5, 1, 1]), _training(9, 2))
+    md = to_markdown(table)
+    assert "- CopyNet: best epoch 3 of 3 run; hit the 3-epoch cap while still improving: possibly under-trained" in md
+    assert "- Enc-Dec: best epoch 1 of 3 run; stopped early (2 epochs without a validation gain)" in md
+    csv_text = to_csv(table)
+    assert csv_text.splitlines()[0].endswith(",best_epoch,epochs_run,hit_epoch_cap")
+    assert "t,CopyNet,x->0,97.30,90.00,-7.30,,3,3,true" in csv_text and "t,Enc-Dec,x->0,100.00,90.00,-10.00,,1,3,false" in csv_text
+    assert "CopyNet: best epoch 3 of 3 run; hit the 3-epoch cap" in to_latex(table)
+
+
+def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypatch, tiny_config):
+    from paragen.report import build
+
+    monkeypatch.chdir(tmp_path)
+    Path("results/metrics").mkdir(parents=True)
+    for experiment in ("t_encdec", "t_copynet", "t_wean"):
+        _metrics(Path(f"results/metrics/{experiment}.json"), {"x->x": 50.0})
+        Path(f"runs/{experiment}").mkdir(parents=True)
+        Path(f"runs/{experiment}/train_log.csv").write_text("epoch,valid_metric\n1,10.0\n2,20.0\n")
+    trace = {"source": ["a"], "output": ["a", "</s>"], "copy_probs": [[0.9], [0.1]], "generate_mass": [0.1, 0.9],
+             "reference": ["a"]}
+    Path("runs/t_copynet/copy_trace.json").write_text(json.dumps(
+        {"x->x": {"correct": {**trace, "line": 3, "correct": True}, "wrong": None}}))
+    calls = {}
+    monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title: calls.update(curves=(label, title)))
+    monkeypatch.setattr(build, "plot_copy_heatmap", lambda shown, path, title: calls.update(heatmap=(shown, title)))
+    build.build_table_report(tiny_config, "copynet_synthetic")
+    label, title = calls["curves"]
+    assert label == "validation exact-match accuracy (%)"
+    assert title.startswith("validation exact-match accuracy (%) after each training epoch")
+    assert "validation split of tiny" in title and "not its test scores" in title and "tiny test table" not in title
+    shown, title = calls["heatmap"]
+    assert [s["line"] for s in shown] == [3]  # no wrong output of that rule type: only the correct one is shown
+    assert "rule type x->x" in title and "first test line whose top-1 output equals the reference" in title
+    assert "best epoch 2 of 2 run" in Path("results/tables/copynet_synthetic.md").read_text()

@@ -115,8 +115,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
-    from paragen.data.synthetic import RULE_TYPES
-    from paragen.decoding import trace_copy_modes, translate
+    from paragen.decoding import copy_examples, translate
     from paragen.training import load_model, pick_device
     from paragen.vocabulary import Vocabulary
 
@@ -141,14 +140,12 @@ def cmd_decode(args: argparse.Namespace) -> None:
                                     ensure_ascii=False) + "\n")
     with atomic_open(run / "test.hyp") as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
-    if model.copies and not data.real:  # the heat map shows one example per synthetic rule type
+    if model.copies and not data.real:  # heat maps: the first correct and first wrong output per rule type
         tags = read_lines(Path(data.directory) / "test.tag")
-        traces = {}
-        for rule_type in RULE_TYPES:
-            if rule_type in tags:
-                src = sources[tags.index(rule_type)]
-                traces[rule_type] = trace_copy_modes(model, src, vocab, decoding.max_length, device)
-        write_json(pipeline.copy_trace_path(args.experiment), traces)
+        references = [line.split() for line in read_lines(Path(data.directory) / "test.tgt")]
+        outputs = [r.nbest[0] for r in results]
+        write_json(pipeline.copy_trace_path(args.experiment),
+                   copy_examples(model, sources, outputs, references, tags, vocab, device))
     log.info("%s: decoded %d sentences", args.experiment, len(results))
 
 

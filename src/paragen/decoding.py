@@ -8,9 +8,9 @@ from typing import Sequence
 import torch
 from tqdm.auto import tqdm
 
-from paragen.batching import decode_ids, iterate_batches, make_batch
+from paragen.batching import decode_ids, extend_target, iterate_batches, make_batch
 from paragen.models.seq2seq import Seq2Seq
-from paragen.search import Stopping, beam_search, forbid_specials
+from paragen.search import Stopping, beam_search
 from paragen.vocabulary import BOS_ID, EOS_ID, Vocabulary
 
 
@@ -42,12 +42,13 @@ def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabular
 
 
 @torch.no_grad()
-def trace_copy_modes(model: Seq2Seq, source: Sequence[str], vocab: Vocabulary, max_length: int,
+def trace_copy_modes(model: Seq2Seq, source: Sequence[str], output: Sequence[str], vocab: Vocabulary,
                      device: torch.device) -> dict:
-    """Greedy decoding of one sentence, recording per step the copy probability of each source position.
+    """Copy probability of each source position, and the generate mode's mass, at every step of ``output``.
 
-    This is the data behind a heat map in the manner of Gu et al. (2016)
-    Figure 3: rows are source tokens, columns decoding steps.
+    ``output`` (the beam's top-1, the sentence that was scored) is fed back step by step, so the heat map
+    (Gu et al. 2016, Figure 3: rows are source tokens, columns decoding steps) shows how the model produced
+    exactly that output, ending with ``</s>``.
     """
     if not model.copies:
         raise ValueError("copy modes exist only for copying models")
@@ -56,15 +57,30 @@ def trace_copy_modes(model: Seq2Seq, source: Sequence[str], vocab: Vocabulary, m
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     token = torch.tensor([BOS_ID], device=device)
-    output, copy_rows, generate = [], [], []
-    for _ in range(max_length):
+    copy_rows, generate = [], []
+    for next_id in extend_target(output, vocab, batch.oovs[0]) + [EOS_ID]:
         step = model.step(token, state, encoded)
         state = step.state
-        token = forbid_specials(step.log_probs).argmax(-1)
         copy_rows.append(step.copy_probs[0].tolist())
         generate.append(float(step.generate_mass[0]))
-        if token.item() == EOS_ID:
-            output.append("</s>")
-            break
-        output.extend(decode_ids([token.item()], vocab, batch.oovs[0]))
-    return {"source": list(source), "output": output, "copy_probs": copy_rows, "generate_mass": generate}
+        token = torch.tensor([next_id], device=device)
+    return {"source": list(source), "output": [*output, "</s>"], "copy_probs": copy_rows, "generate_mass": generate}
+
+
+def copy_examples(model: Seq2Seq, sources: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]],
+                  references: Sequence[Sequence[str]], tags: Sequence[str], vocab: Vocabulary,
+                  device: torch.device) -> dict[str, dict[str, dict | None]]:
+    """Heat-map examples chosen by a stated rule: per rule type, the first test line (in file order) whose
+    top-1 output equals its reference and the first whose output does not (``None`` when there is none).
+
+    Each trace carries its 1-based test ``line``, the ``reference`` and whether the output is ``correct``.
+    """
+    examples: dict[str, dict[str, dict | None]] = {}
+    for index, (source, output, reference, tag) in enumerate(zip(sources, outputs, references, tags)):
+        correct = list(output) == list(reference)
+        chosen = examples.setdefault(tag, {"correct": None, "wrong": None})
+        key = "correct" if correct else "wrong"
+        if chosen[key] is None:
+            chosen[key] = {**trace_copy_modes(model, source, output, vocab, device), "line": index + 1,
+                           "reference": list(reference), "correct": correct}
+    return examples

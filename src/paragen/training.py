@@ -26,7 +26,6 @@ import json
 import logging
 import random
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -42,6 +41,7 @@ from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
 from paragen.runlock import run_lock
+from paragen.stopping_rule import TrainState, replayed_stop
 from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
 
@@ -140,43 +140,8 @@ def restore_rng(saved: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(saved["cuda_rng"])
 
 
-@dataclass
-class TrainState:
-    """Everything needed to continue training exactly where it stopped."""
-
-    epoch: int = 0
-    best_metric: float = float("-inf")
-    best_epoch: int = 0
-    bad_epochs: int = 0
-    log_rows: list[dict[str, float]] = field(default_factory=list)
-    finished: bool = False
-
-    def stopped(self, training: TrainingConfig) -> bool:
-        """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""
-        return self.bad_epochs >= training.patience or self.epoch >= training.max_epochs
-
-    def record(self, epoch: int, metric: float) -> bool:
-        """Account one epoch's validation score; True when it is the best so far."""
-        self.epoch = epoch
-        if metric > self.best_metric:
-            self.best_metric, self.best_epoch, self.bad_epochs = metric, epoch, 0
-            return True
-        self.bad_epochs += 1
-        return False
-
-
 class TrainingError(ValueError):
     """A run cannot continue as configured; the message says what to do."""
-
-
-def replayed_stop(log_rows: list[dict[str, float]], training: TrainingConfig) -> int:
-    """The epoch at which ``training``'s stopping rule ends a run with these logged validation scores."""
-    replay = TrainState()
-    for row in log_rows:
-        replay.record(int(row["epoch"]), row["valid_metric"])
-        if replay.stopped(training):
-            break
-    return replay.epoch
 
 
 def check_stopping_rule(state: TrainState, training: TrainingConfig, resume_dir: Path) -> None:

@@ -9,8 +9,9 @@ from pathlib import Path
 from paragen import pipeline
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
-from paragen.report.figures import plot_copy_heatmap, plot_curves
+from paragen.report.figures import plot_copy_heatmap, plot_curves, read_log
 from paragen.report.parameters import count_cell
+from paragen.stopping_rule import training_outcome
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
                                    to_latex, to_markdown)
 
@@ -80,9 +81,14 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else "")
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
-    _write(fill_table(table_name, spec.title, caption, paper, sources, rescored))
-
+    table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
     ran = {row: exp for row, exp in spec.rows.items() if config.runnable(exp)}
+    for row, exp in ran.items():
+        log_path = Path(pipeline.run_dir(exp)) / "train_log.csv"
+        if log_path.exists():
+            table.training[row] = training_outcome(read_log(log_path), config.training[config.experiments[exp].training])
+    _write(table)
+
     if not ran:
         log.info("wrote %s (no row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
         return
@@ -90,12 +96,16 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     figures = pipeline.figure_paths(table_name, bool(copying))
     logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
     metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric
-    plot_curves(logs, figures[0], VALID_LABELS[metric], f"{spec.title}: {VALID_LABELS[metric]}")
+    datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
+    plot_curves(logs, figures[0], VALID_LABELS[metric], f"{VALID_LABELS[metric]} after each training epoch\n"
+                f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)")
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
         traces = json.loads(Path(pipeline.copy_trace_path(copying[0])).read_text(encoding="utf-8"))
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
-        plot_copy_heatmap(traces[rule_type], figures[1], f"{row} copy mode, first test example of rule {rule_type}")
+        shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
+        plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
+                          "top-1 output equals the reference and the first whose does not")
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures))
 
 

@@ -36,7 +36,7 @@ def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, titl
         rows = read_log(log_path)
         ax.plot([r["epoch"] for r in rows], [r["valid_metric"] for r in rows], marker="o", markersize=3,
                 label=label)
-    ax.set_xlabel("epoch")
+    ax.set_xlabel("training epoch")
     ax.set_ylabel(metric_label)
     ax.set_title(title + (f"\n(not yet run: {', '.join(missing)})" if missing else ""), fontsize=10)
     ax.grid(alpha=0.3)
@@ -45,29 +45,52 @@ def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, titl
     _save(fig, path)
 
 
-def plot_copy_heatmap(trace: dict[str, Any], path: str | Path, title: str) -> None:
-    """Copy-mode probability of each source token (rows) at each decoding step (columns).
-
-    The bottom strip shows the probability mass of the generate mode, so a
-    reader sees where the decoder switches between the two modes.
-    """
+def _copy_panel(subfig: Any, trace: dict[str, Any]) -> Any:
+    """One example: copy probability per source token (top) and the generate mode's mass (bottom strip)."""
     import numpy as np
 
     copy = np.array(trace["copy_probs"]).T  # (src_len, steps)
     generate = np.array(trace["generate_mass"])[None, :]
-    height = 0.22 * copy.shape[0] + 1.5
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(0.3 * copy.shape[1] + 2.5, height), sharex=True,
-                                      gridspec_kw={"height_ratios": [copy.shape[0], 1.2]})
+    top, bottom = subfig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [copy.shape[0], 1.2]})
     image = top.imshow(copy, aspect="auto", cmap="Greys", vmin=0.0, vmax=1.0)
     top.set_yticks(range(len(trace["source"])), trace["source"], fontsize=7)
-    top.set_ylabel("source (copy mode)")
-    top.set_title(title, fontsize=10)
+    top.set_ylabel("source token (copy mode)")
+    verdict = "output = reference" if trace["correct"] else "output ≠ reference"
+    top.set_title(f"test line {trace['line']}: {verdict}", fontsize=9)
     bottom.imshow(generate, aspect="auto", cmap="Greys", vmin=0.0, vmax=1.0)
     bottom.set_yticks([0], ["generate"], fontsize=7)
     bottom.set_xticks(range(len(trace["output"])), trace["output"], rotation=90, fontsize=7)
-    bottom.set_xlabel("decoded output")
-    fig.colorbar(image, ax=[top, bottom], fraction=0.03, label="probability")
-    _save(fig, path)
+    bottom.set_xlabel("decoded output (beam top-1)" + ("" if trace["correct"] else
+                                                       "\nreference: " + _wrapped(trace["reference"])), fontsize=8)
+    return image
+
+
+def _wrapped(tokens: list[str], width: int = 60) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(" ".join(tokens), width))
+
+
+def copy_heatmap_figure(examples: list[dict[str, Any]], title: str) -> plt.Figure:
+    """Copy-mode probability of each source token (rows) at each decoding step (columns), one panel per example.
+
+    Each panel says whether its output equals the reference and, when it does not, prints the reference under
+    it; the bottom strip is the generate mode's mass, so a reader sees where the decoder switches modes.
+    """
+    steps = [len(e["output"]) for e in examples]
+    height = 0.22 * max(len(e["source"]) for e in examples) + 2.2
+    fig = plt.figure(figsize=(sum(0.3 * n + 2.5 for n in steps), height), layout="constrained")
+    panels = fig.subfigures(1, len(examples), width_ratios=[0.3 * n + 2.5 for n in steps], squeeze=False)[0]
+    image = None
+    for panel, example in zip(panels, examples):
+        image = _copy_panel(panel, example)
+    fig.suptitle(_wrapped(title.split(), int(8 * sum(0.3 * n + 2.5 for n in steps))), fontsize=10)
+    panels[-1].colorbar(image, ax=panels[-1].axes, fraction=0.05, label="probability")
+    return fig
+
+
+def plot_copy_heatmap(examples: list[dict[str, Any]], path: str | Path, title: str) -> None:
+    _save(copy_heatmap_figure(examples, title), path)
 
 
 def plot_odd_generation(counts: dict[str, dict[str, int]], path: str | Path, title: str) -> None:

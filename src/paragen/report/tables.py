@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from paragen.stopping_rule import TrainingOutcome
+
 
 @dataclass(frozen=True)
 class Column:
@@ -91,6 +93,11 @@ class ResultTable:
     rows: list[str]
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
     decimals: int = 1
+    training: dict[str, TrainingOutcome] = field(default_factory=dict)
+    """Per row that ran: best epoch, epochs run and whether the run hit the epoch cap."""
+
+    def training_lines(self) -> list[str]:
+        return [f"{row}: {outcome.describe()}" for row, outcome in self.training.items()]
 
 
 def metric_value(metrics: dict[str, Any], path: str) -> float | None:
@@ -172,6 +179,8 @@ def to_markdown(table: ResultTable) -> str:
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
     lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."]
+    if table.training:
+        lines += ["", "Training (model selection on the validation split):"] + [f"- {t}" for t in table.training_lines()]
     if notes:
         lines += ["", "Notes (why a number is missing, or where it comes from):"] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -180,13 +189,16 @@ def to_markdown(table: ResultTable) -> str:
 def to_csv(table: ResultTable) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["table", "row", "column", "paper", "reproduced", "difference", "note"])
+    writer.writerow(["table", "row", "column", "paper", "reproduced", "difference", "note", "best_epoch",
+                     "epochs_run", "hit_epoch_cap"])
     fmt = lambda v: "" if v is None else f"{v:.2f}"  # noqa: E731
     for row in table.rows:
+        outcome = table.training.get(row)
+        run = [outcome.best_epoch, outcome.epochs_run, str(outcome.hit_cap).lower()] if outcome else ["", "", ""]
         for c in table.columns:
             cell = table.cells[(row, c.key)]
             writer.writerow([table.name, row, c.key, fmt(cell.paper), fmt(cell.reproduced), fmt(cell.difference),
-                             cell.note])
+                             cell.note, *run])
     return buffer.getvalue()
 
 
@@ -205,6 +217,7 @@ def to_latex(table: ResultTable) -> str:
         cells = [latex_escape(cell_text(table.cells[(row, c.key)], table.decimals)) for c in table.columns]
         lines.append(latex_escape(row) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}",
-              r"\caption{" + latex_escape(table.caption + " Cells: paper / reproduced (difference).") + "}",
+              r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference).",
+                                                     *(f"{t}." for t in table.training_lines())])) + "}",
               r"\label{tab:" + table.name + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"

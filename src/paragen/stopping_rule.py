@@ -1,0 +1,79 @@
+"""The early-stopping rule, and how a finished run ended, replayed from its logged validation scores.
+
+Kept apart from :mod:`paragen.training` (and free of torch) so the report can say, per table row, which
+epoch was selected and whether the run stopped early or hit the epoch cap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paragen.config import TrainingConfig
+
+
+@dataclass
+class TrainState:
+    """Everything needed to continue training exactly where it stopped."""
+
+    epoch: int = 0
+    best_metric: float = float("-inf")
+    best_epoch: int = 0
+    bad_epochs: int = 0
+    log_rows: list[dict[str, float]] = field(default_factory=list)
+    finished: bool = False
+
+    def stopped(self, training: TrainingConfig) -> bool:
+        """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""
+        return self.bad_epochs >= training.patience or self.epoch >= training.max_epochs
+
+    def record(self, epoch: int, metric: float) -> bool:
+        """Account one epoch's validation score; True when it is the best so far."""
+        self.epoch = epoch
+        if metric > self.best_metric:
+            self.best_metric, self.best_epoch, self.bad_epochs = metric, epoch, 0
+            return True
+        self.bad_epochs += 1
+        return False
+
+
+def _replay(log_rows: list[dict[str, float]], training: TrainingConfig) -> TrainState:
+    replay = TrainState()
+    for row in log_rows:
+        replay.record(int(row["epoch"]), row["valid_metric"])
+        if replay.stopped(training):
+            break
+    return replay
+
+
+def replayed_stop(log_rows: list[dict[str, float]], training: TrainingConfig) -> int:
+    """The epoch at which ``training``'s stopping rule ends a run with these logged validation scores."""
+    return _replay(log_rows, training).epoch
+
+
+@dataclass(frozen=True)
+class TrainingOutcome:
+    """How a finished run ended, for tables: a run that hit the epoch cap may be under-trained."""
+
+    best_epoch: int
+    epochs_run: int
+    max_epochs: int
+    patience: int
+
+    @property
+    def hit_cap(self) -> bool:
+        return self.epochs_run >= self.max_epochs and self.best_epoch > self.epochs_run - self.patience
+
+    def describe(self) -> str:
+        text = f"best epoch {self.best_epoch} of {self.epochs_run} run; "
+        if self.hit_cap:
+            since = self.epochs_run - self.best_epoch
+            how = "while still improving" if since == 0 else \
+                f"{since} epoch(s) after its best, before early stopping (patience {self.patience})"
+            return text + f"hit the {self.max_epochs}-epoch cap {how}: possibly under-trained"
+        return text + f"stopped early ({self.patience} epochs without a validation gain)"
+
+
+def training_outcome(log_rows: list[dict[str, float]], training: TrainingConfig) -> TrainingOutcome:
+    """Best epoch, epochs run and how the run stopped, replayed from its logged validation scores."""
+    replay = _replay(log_rows, training)
+    return TrainingOutcome(replay.best_epoch, replay.epoch, training.max_epochs, training.patience)
