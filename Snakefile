@@ -25,3 +25,10 @@ rule all:
 
 
 include: "workflow/rules/stages.smk"
+
+
+onsuccess:
+    # outputs made here become known to DVC (dvc.lock), unless --config overrides made them
+    from paragen.dvc_record import record_after_snakemake
+
+    print(f"paragen: {record_after_snakemake(config)}")

@@ -1,6 +1,7 @@
 """End to end on the tiny configuration: the real CLI, the real Snakefile and `dvc repro`."""
 
 import csv
+import json
 import os
 import re
 import subprocess
@@ -20,7 +21,7 @@ ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.envi
 RESULTS = ["results/tables/copynet_synthetic.md", "results/tables/copynet_synthetic.csv",
            "results/tables/copynet_synthetic.tex", "results/figures/copynet_synthetic_valid_curves.png",
            "results/figures/copynet_synthetic_copy_heatmap.png", "results/REPORT.md",
-           "results/metrics/t_copynet.json"]
+           "results/metrics/t_copynet.json", "results/metrics/t_copynet.headline.json"]
 
 
 def run(args, cwd, check=True):
@@ -63,10 +64,15 @@ def test_snakemake_reports_a_yaml_mistake_with_paragens_message(workflow_dir):
 
 
 def test_snakemake_runs_everything_then_nothing_then_only_what_changed(workflow_dir):
+    run(["git", "init", "-q"], workflow_dir)
+    run(["dvc", "init", "-q"], workflow_dir)
+    write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
     run(["snakemake", "--cores", "2"], workflow_dir)
     check_results(workflow_dir)
     again = run(["snakemake", "--cores", "2", "--dry-run"], workflow_dir)
     assert "Nothing to be done" in again.stdout + again.stderr
+    # the Snakefile recorded its outputs into dvc.lock: a user switching to DVC retrains nothing
+    assert "up to date" in run(["dvc", "status"], workflow_dir).stdout
 
     change_copynet_hidden_size(workflow_dir)
     planned = run(["snakemake", "--cores", "2", "--dry-run"], workflow_dir).stdout
@@ -84,6 +90,12 @@ def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_
     assert "up to date" in run(["dvc", "status"], workflow_dir).stdout
     again = run(["dvc", "repro"], workflow_dir).stdout
     assert "Running stage" not in again
+    header = run(["dvc", "metrics", "show"], workflow_dir).stdout.splitlines()[0].split()
+    assert header == ["Path", "count", "exact"], header  # headline numbers; per-rule details stay in <exp>.json
+    plots = json.loads(run(["dvc", "plots", "show", "--json"], workflow_dir).stdout)["data"]
+    assert list(plots) == ["copynet_synthetic_valid_curves"]  # one plot per table, every row's curve in it
+    files = {row["filename"] for row in plots["copynet_synthetic_valid_curves"][0]["content"]["data"]["values"]}
+    assert len(files) == 3, files
 
     change_copynet_hidden_size(workflow_dir)
     status = run(["dvc", "status"], workflow_dir).stdout

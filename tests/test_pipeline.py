@@ -57,3 +57,16 @@ def test_real_data_stages_share_fetches_and_preparations():
 
     with pytest.raises(ConfigError, match="shares recipe 'lcsts' with datasets.lcsts_wean"):
         parse_config(raw)
+
+
+def test_dvc_plots_group_each_tables_curves_and_their_output_is_ignored(tiny_config):
+    import yaml
+
+    document = yaml.safe_load(render_dvc_yaml(tiny_config))
+    assert not any("plots" in stage for stage in document["stages"].values())  # no per-model plot
+    (plot,) = document["plots"]
+    spec = plot["copynet_synthetic_valid_curves"]
+    assert spec["y"] == {f"runs/{e}/train_log.csv": "valid_metric" for e in ("t_encdec", "t_copynet", "t_wean")}
+    assert spec["x"] == "epoch" and spec["y_label"] == "validation exact-match accuracy (%)"
+    assert "validation split" in spec["title"]
+    assert "/dvc_plots/" in (ROOT / ".gitignore").read_text().splitlines()

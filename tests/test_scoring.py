@@ -63,3 +63,23 @@ def test_bad_utf8_and_bad_nbest_are_located(tmp_path):
     nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": ["ok"]}), "not json"])
     with pytest.raises(CorpusError, match=r"nbest:2: expected a JSON object"):
         score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest)))
+
+
+def test_headline_file_holds_only_the_score_and_count(tmp_path):
+    ref, hyp, tags = tmp_path / "ref", tmp_path / "hyp", tmp_path / "tags"
+    ref.write_text("a b\nc\nd e\nf\n")
+    hyp.write_text("a b\nc\nx\nf\n")
+    tags.write_text("x->x\nx->x\nxy->x\nxy->x\n")
+    full, short = tmp_path / "full.json", tmp_path / "headline.json"
+    assert main(["score", "--metric", "exact", "--ref", str(ref), "--hyp", str(hyp), "--tags", str(tags),
+                 "--out", str(full), "--headline", str(short)]) == 0
+    assert json.loads(short.read_text()) == {"exact": 75.0, "count": 4}
+    assert json.loads(full.read_text())["by_tag"]["xy->x"]["top1"] == 50.0  # the details stay in --out
+
+
+def test_headline_of_an_evaluation_lists_each_metric():
+    from paragen.scoring import headline
+
+    result = {"experiment": "e", "count": 3, "bleu": {"metric": "bleu", "score": 20.5, "signature": "s"},
+              "rouge": {"metric": "rouge", "score": {"rouge1": 1.0, "rouge2": 2.0, "rougeL": 3.0}}}
+    assert headline(result) == {"bleu": 20.5, "rouge": {"rouge1": 1.0, "rouge2": 2.0, "rougeL": 3.0}, "count": 3}

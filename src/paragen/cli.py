@@ -20,6 +20,7 @@ from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
+from paragen.dvc_record import DvcRecordError
 from paragen.runlock import RunLockedError, die_with_parent
 
 log = logging.getLogger("paragen")
@@ -151,11 +152,13 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from paragen.evaluation import evaluate_experiment
+    from paragen.scoring import headline
 
     config = _config(args)
     _experiment(config, args.experiment)
     result = evaluate_experiment(config, args.experiment)
     write_json(pipeline.metrics_path(args.experiment), result)
+    write_json(pipeline.headline_path(args.experiment), headline(result))
     for metric in config.datasets[result["dataset"]].evaluation.metrics:
         value = result[metric]["score"]
         shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
@@ -163,7 +166,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from paragen.scoring import ScoreRequest, score
+    from paragen.scoring import ScoreRequest, headline, score
 
     request = ScoreRequest(
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
@@ -174,6 +177,8 @@ def cmd_score(args: argparse.Namespace) -> None:
     result = score(request)
     if args.out:
         write_json(args.out, result)
+    if args.headline:
+        write_json(args.headline, headline(result))
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return
@@ -354,6 +359,12 @@ def cmd_dvc_yaml(args: argparse.Namespace) -> None:
     print(f"{args.output} {'written' if changed else 'already up to date'}")
 
 
+def cmd_dvc_commit(args: argparse.Namespace) -> None:
+    from paragen.dvc_record import describe, record_into_dvc_lock
+
+    print(describe(*record_into_dvc_lock(_config(args), args.params)))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paragen", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -411,6 +422,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
     p.add_argument("--out", type=output_file, help="also write the result as JSON to this file")
     p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
+    p.add_argument("--headline", type=output_file,
+                   help="also write just the score (and sentence count) to this JSON file: what `dvc metrics show` lists")
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
                    help=f"refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and memory grow "
                    "with the square of a line's length")
@@ -502,6 +515,8 @@ def _parser() -> argparse.ArgumentParser:
     p = add("dvc-yaml", cmd_dvc_yaml, "render dvc.yaml from params.yaml")
     p.add_argument("--output", default="dvc.yaml", type=output_file)
     p.add_argument("--check", action="store_true", help="fail if dvc.yaml differs from what params.yaml gives")
+    add("dvc-commit", cmd_dvc_commit, "record outputs made by Snakemake into dvc.lock (`dvc commit`), so `dvc status` "
+        "is clean and `dvc repro` reruns nothing; the Snakefile does this after a run without --config overrides")
     return parser
 
 
@@ -511,7 +526,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         args.handler(args)
-    except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError) as error:
+    except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError,
+            DvcRecordError) as error:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)

@@ -38,7 +38,6 @@ class Stage:
     outs: tuple[str, ...]
     params: tuple[str, ...] = ()  # dotted keys of params.yaml
     metrics: tuple[str, ...] = ()  # outs DVC shows with `dvc metrics show`
-    plots: tuple[str, ...] = ()  # outs DVC shows with `dvc plots show`
     threads: int = 1
     uncached: tuple[str, ...] = field(default=())  # outs kept in git (results/), not the DVC cache
 
@@ -57,6 +56,11 @@ def run_dir(experiment: str) -> str:
 
 def metrics_path(experiment: str) -> str:
     return f"results/metrics/{experiment}.json"
+
+
+def headline_path(experiment: str) -> str:
+    """The few numbers ``dvc metrics show`` lists per experiment (the full result stays in ``metrics_path``)."""
+    return f"results/metrics/{experiment}.headline.json"
 
 
 def copy_trace_path(experiment: str) -> str:
@@ -243,7 +247,6 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         deps=data.train_deps + (data.vocab,),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation,
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
-        plots=(f"{run}/train_log.csv",),
         threads=config.training[spec.training].threads or 1,
     )]
     decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
@@ -258,22 +261,23 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         outs=decode_outs,
         threads=config.decoding[spec.decoding].threads or 1,
     ))
-    metrics = metrics_path(exp)
+    metrics, headline = metrics_path(exp), headline_path(exp)
     if data.real:
         stages_.append(Stage(
             name=f"evaluate_{exp}", step="score",
             cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", exp),
             deps=(f"{run}/test.hyp",) + data.test_deps, params=evaluation,
-            outs=(metrics,), metrics=(metrics,), uncached=(metrics,),
+            outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
         ))
         return stages_
     test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
     stages_.append(Stage(
         name=f"score_{exp}", step="score",
         cmd=_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp", f"{run}/test.hyp",
-                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--out", metrics),
+                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--out", metrics,
+                     "--headline", headline),
         deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag),
-        outs=(metrics,), metrics=(metrics,), uncached=(metrics,),
+        outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
     ))
     return stages_
 
@@ -324,22 +328,42 @@ def dvc_document(all_stages: list[Stage]) -> dict[str, Any]:
             entry["params"] = list(stage.params)
         outs: list[Any] = []
         metrics: list[Any] = []
-        plots: list[Any] = []
         for path in stage.outs:
             options = {"cache": False} if path in stage.uncached else {}
-            target = metrics if path in stage.metrics else plots if path in stage.plots else outs
-            if path in stage.plots:
-                options = {**options, "x": "epoch", "y": "valid_metric"}
-            target.append({path: options} if options else path)
-        for key, items in (("outs", outs), ("metrics", metrics), ("plots", plots)):
+            (metrics if path in stage.metrics else outs).append({path: options} if options else path)
+        for key, items in (("outs", outs), ("metrics", metrics)):
             if items:
                 entry[key] = items
         doc[stage.name] = entry
     return {"stages": doc}
 
 
+VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "validation BLEU",
+                "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
+"""What ``valid_metric`` in a ``train_log.csv`` holds, by ``training.*.valid_metric``."""
+
+
+def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
+    """One ``dvc plots show`` plot per scores table: the validation curves of all its rows that run, together
+    (the same data as ``results/figures/<table>_valid_curves.png``)."""
+    plots = []
+    for name, table in config.active_tables().items():
+        ran = [e for e in table.rows.values() if config.runnable(e)] if table.kind == "scores" else []
+        if not ran:
+            continue
+        metric = config.training[config.experiments[ran[0]].training].valid_metric
+        plots.append({f"{name}_valid_curves": {
+            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": "valid_metric" for e in ran},
+            "title": f"{table.title}: {VALID_LABELS[metric]} per training epoch (validation split)",
+            "x_label": "training epoch", "y_label": VALID_LABELS[metric]}})
+    return plots
+
+
 def render_dvc_yaml(config: ParagenConfig) -> str:
-    return DVC_HEADER + yaml.safe_dump(dvc_document(stages(config)), sort_keys=False, width=200)
+    document = dvc_document(stages(config))
+    plots = dvc_plots(config)
+    return DVC_HEADER + yaml.safe_dump({**document, **({"plots": plots} if plots else {})}, sort_keys=False,
+                                       width=200)
 
 
 def write_dvc_yaml(config: ParagenConfig, path: str | Path = "dvc.yaml") -> bool:

@@ -214,3 +214,13 @@ def score(request: ScoreRequest) -> dict[str, Any]:
                                 request.bootstrap_samples, request.seed)
         result["bootstrap"] = {"system_a": request.compare, "system_b": request.hyp, **test.as_dict()}
     return result
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """The headline numbers of a ``score`` result or an ``evaluate`` result (one per metric), plus the sentence
+    count: what ``dvc metrics show`` lists, instead of one column per rule type and top-k."""
+    if "metric" in result:
+        scores = {result["metric"]: result["score"]}
+    else:
+        scores = {m: result[m]["score"] for m in METRICS if isinstance(result.get(m), dict)}
+    return {**scores, **({"count": result["count"]} if "count" in result else {})}

@@ -15,3 +15,4 @@ PARAGEN_DUMP = PARAGEN.model_dump()
 def param_values(stage):
     """Values of the params keys a stage depends on: Snakemake re-runs the rule when they change."""
     return json.dumps({key: lookup(PARAGEN_DUMP, key) for key in stage.params}, sort_keys=True)
+

@@ -20,9 +20,6 @@ log = logging.getLogger(__name__)
 TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 """Which rule type's example the heat map shows: the richest copying pattern available."""
 
-VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "validation BLEU",
-                "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
-
 
 def _beams_text(config: ParagenConfig, experiments: list[str]) -> str:
     beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
@@ -97,7 +94,8 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
     metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
-    plot_curves(logs, figures[0], VALID_LABELS[metric], f"{VALID_LABELS[metric]} after each training epoch\n"
+    label = pipeline.VALID_LABELS[metric]
+    plot_curves(logs, figures[0], label, f"{label} after each training epoch\n"
                 f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)")
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])

@@ -1,0 +1,66 @@
+"""Record outputs made by Snakemake into ``dvc.lock``, so a user who switches to ``dvc repro`` retrains nothing.
+
+Both engines run the same stages (:func:`paragen.pipeline.stages`), but only DVC writes ``dvc.lock``; after a
+Snakemake run ``dvc status`` would call every stage changed. ``dvc commit --force`` hashes the outputs already
+in the workspace and records them, with the current dependencies and parameters, as if ``dvc repro`` had made
+them. That is only true when the outputs were made from this very ``params.yaml`` and ``dvc.yaml``: the caller
+(the Snakefile's ``onsuccess`` handler) checks that no ``--config`` override was in force.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from paragen import pipeline
+from paragen.config import ConfigError, ParagenConfig, parse_config, read_params
+
+
+class DvcRecordError(RuntimeError):
+    """DVC could not record the outputs; the message carries DVC's own."""
+
+
+def complete_stages(config: ParagenConfig, root: str | Path = ".") -> tuple[list[str], list[str]]:
+    """Stage names whose outputs all exist under ``root``, and the names of those that lack some."""
+    complete, incomplete = [], []
+    for stage in pipeline.stages(config):
+        (complete if all((Path(root) / out).exists() for out in stage.outs) else incomplete).append(stage.name)
+    return complete, incomplete
+
+
+def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yaml",
+                         root: str | Path = ".") -> tuple[list[str], list[str]]:
+    """``dvc commit --force`` every stage whose outputs exist; returns (recorded, skipped) stage names."""
+    root = Path(root)
+    if not (root / ".dvc").is_dir():
+        raise ConfigError(f"{root.resolve()}: not a DVC repository (run `dvc init` first)")
+    dvc_yaml = root / "dvc.yaml"
+    current = dvc_yaml.read_text(encoding="utf-8") if dvc_yaml.exists() else ""
+    if current != pipeline.render_dvc_yaml(config):
+        raise ConfigError(f"{dvc_yaml} is out of date with {params}: run `paragen dvc-yaml` first")
+    recorded, skipped = complete_stages(config, root)
+    if recorded:
+        result = subprocess.run(["dvc", "commit", "--force", "--quiet", *recorded], cwd=root,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise DvcRecordError(f"`dvc commit` failed: {(result.stderr or result.stdout).strip()}")
+    return recorded, skipped
+
+
+def record_after_snakemake(run_config: dict, params: str | Path = "params.yaml", root: str | Path = ".") -> str:
+    """The Snakefile's ``onsuccess``: record the run's outputs when that tells the truth; says what it did."""
+    if not (Path(root) / ".dvc").is_dir():
+        return "not a DVC repository: dvc.lock not written"
+    if dict(run_config) != read_params(Path(root) / params):
+        return ("outputs not recorded into dvc.lock: this run used --config overrides that params.yaml does not "
+                "hold, so DVC would credit them to the wrong parameters")
+    try:
+        recorded, skipped = record_into_dvc_lock(parse_config(run_config, str(params)), params, root)
+    except (ConfigError, DvcRecordError) as error:
+        return f"outputs not recorded into dvc.lock: {error}"
+    return describe(recorded, skipped)
+
+
+def describe(recorded: list[str], skipped: list[str]) -> str:
+    return (f"dvc.lock: recorded {len(recorded)} stage(s) whose outputs exist"
+            + (f"; skipped {len(skipped)} with missing outputs: {', '.join(skipped)}" if skipped else ""))
