@@ -187,3 +187,36 @@ def test_named_members_only_and_a_missing_member_is_named(tmp_path):
     assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["train.txt"]
     with pytest.raises(FetchError, match="expected member\\(s\\) missing: rel/valid.txt"):
         safe_extract(archive, tmp_path / "raw", {"rel/valid.txt": "valid.txt"})
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]  # closed again: nothing listens there
+
+
+def test_an_unreachable_host_is_said_once_in_words_and_not_retried(tmp_path, caplog, monkeypatch):
+    import socket
+    import urllib.error
+    import urllib.request
+
+    attempts = []
+
+    def no_dns(request, timeout):  # what urlopen raises when name resolution fails
+        attempts.append(request.full_url)
+        raise urllib.error.URLError(socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_dns)
+    with caplog.at_level("WARNING"), pytest.raises(FetchError) as error:
+        fetch_file(tmp_path / "x.bin", Expected(sha256="0" * 64), ["http://data.example.org/x.bin"], progress=False)
+    assert attempts == ["http://data.example.org/x.bin"]  # not retried
+    assert "cannot resolve the host name data.example.org (name resolution failed: Name or service not known)" \
+        in str(error.value)
+    assert len(caplog.records) == 1 and "interrupted" not in caplog.text  # one line per source
+    monkeypatch.undo()
+
+    port = _free_port()
+    with pytest.raises(FetchError, match=f"127.0.0.1:{port} refused the connection"):
+        fetch_file(tmp_path / "y.bin", Expected(sha256="0" * 64), [f"http://127.0.0.1:{port}/y.bin"], progress=False)

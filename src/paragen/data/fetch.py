@@ -21,9 +21,11 @@ import logging
 import os
 import posixpath
 import shutil
+import socket
 import tarfile
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -77,15 +79,32 @@ def _part_path(dest: Path) -> Path:
     return dest.with_name(dest.name + ".part")
 
 
+def unreachable(url: str, error: BaseException) -> str | None:
+    """What went wrong when a host cannot be reached at all (retrying would not help), else None.
+
+    ``urlopen`` wraps name-resolution and refused connections in a ``URLError`` whose ``reason`` is the
+    socket error; these are said once, in words, instead of being retried as an interrupted transfer.
+    """
+    reason = error.reason if isinstance(error, urllib.error.URLError) else error
+    host = urllib.parse.urlsplit(url).netloc or url
+    if isinstance(reason, socket.gaierror):
+        return f"cannot resolve the host name {host} (name resolution failed: {reason.strerror or reason}); " \
+               "check the network or use a mirror (--mirror)"
+    if isinstance(reason, ConnectionRefusedError):
+        return f"{host} refused the connection"
+    return None
+
+
 def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60.0, progress: bool = True) -> Path:
     """Download ``url`` into ``dest.part``, resuming what is already there; returns the part file.
 
-    A transfer that breaks off is resumed with a ``Range`` request up to ``retries`` times.
+    A transfer that breaks off is resumed with a ``Range`` request up to ``retries`` times; a host that
+    cannot be resolved or refuses the connection fails at once, with that reason.
     """
     part = _part_path(dest)
     part.parent.mkdir(parents=True, exist_ok=True)
     last_error: Exception | None = None
-    for _attempt in range(retries + 1):
+    for attempt in range(1, retries + 2):
         offset = part.stat().st_size if part.exists() else 0
         request = urllib.request.Request(url, headers={"Range": f"bytes={offset}-"} if offset else {})
         try:
@@ -109,9 +128,14 @@ def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60
                 return part
             raise FetchError(f"{url}: HTTP {error.code} {error.reason}") from None
         except (http.client.IncompleteRead, ConnectionError, TimeoutError, urllib.error.URLError) as error:
+            reason = unreachable(url, error)
+            if reason is not None:
+                raise FetchError(f"{url}: {reason}") from None
             last_error = error
-            log.warning("%s: transfer interrupted at %d bytes (%s); resuming", url,
-                        part.stat().st_size if part.exists() else 0, error)
+            received = part.stat().st_size if part.exists() else 0
+            if attempt <= retries:
+                what = f"transfer interrupted at {received:,} bytes" if received else "no data received"
+                log.warning("%s: %s (%s); retrying (%d of %d)", url, what, error, attempt, retries)
     raise FetchError(f"{url}: download failed after {retries + 1} attempts: {last_error}")
 
 
