@@ -37,6 +37,7 @@ class ScriptedModel:
 
     def __init__(self, table: dict[tuple[int, ...], dict[int, float]], default: dict[int, float], max_length: int):
         self.table, self.default, self.max_length = table, default, max_length
+        self.steps = 0  # how many decoding steps the search asked for
 
     def distribution(self, prefix: tuple[int, ...]) -> dict[int, float]:
         return self.table.get(prefix, self.default)
@@ -48,6 +49,7 @@ class ScriptedModel:
         return {}
 
     def step(self, tokens: torch.Tensor, state: dict[str, torch.Tensor], encoded: _Encoded) -> _Step:
+        self.steps += 1
         rows = tokens.size(0)
         if "prefix" in state:  # after the first step, ``tokens`` are the previous outputs
             prefixes = torch.cat([state["prefix"], tokens.unsqueeze(1)], dim=1)

@@ -319,3 +319,94 @@ def test_stacked_lstm_decoder_by_hand():
         assert state["upper_hidden"][0, 0].tolist() == pytest.approx(h2, abs=1e-5)
         assert state["upper_cell"][0, 0].tolist() == pytest.approx(c2, abs=1e-5)
         assert state["context"][0].tolist() == pytest.approx(feed, abs=1e-5)
+
+
+# Found by mutation testing (bench/mutation.sh): each test below fails on a change that survived before.
+
+def _unpadded_gru_run(rnn: torch.nn.GRU, embedded: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The GRU over one sentence alone (no padding, no packing): its outputs and final states per direction."""
+    outputs, final = rnn(embedded.unsqueeze(0))
+    return outputs[0], final[:, 0]
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_encoder_memory_and_summary_are_the_states_of_each_sentence_alone(bidirectional):
+    """Gu et al. §3.1 / Cho et al.: memory h_1..h_S; the summary joins the forward state after the last real
+    token with the backward state at the first (for one direction: the last state), padding ignored."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = fix_weights(tiny_model("copynet", len(vocab), bidirectional=bidirectional)).eval()
+    sources = [["a", "b", "a", "b"], ["b", "a"], ["b"]]
+    batch = make_batch(sources, None, vocab)
+    memory, summary = model.encoder(batch.src, batch.src_lengths)
+    for row, sentence in enumerate(sources):
+        alone = model.encoder.embedding(torch.tensor(vocab.encode(sentence)))
+        outputs, final = _unpadded_gru_run(model.encoder.rnn, alone)
+        length = len(sentence)
+        assert memory[row, :length].reshape(-1).tolist() == pytest.approx(outputs.reshape(-1).tolist(), abs=1e-6)
+        assert memory[row, length:].abs().sum().item() == 0.0  # padding positions carry nothing
+        assert summary[row].tolist() == pytest.approx(final.reshape(-1).tolist(), abs=1e-6)
+
+
+def test_enc_dec_sees_the_source_only_through_the_summary():
+    """Enc-Dec (CopyNet Table 1, row 1) has no attention: changing the memory but not the summary changes
+    nothing, while RNNSearch's output moves."""
+    from dataclasses import replace
+
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    batch = make_batch([["a", "b", "a"]], None, vocab)
+    for architecture, should_move in (("encdec", False), ("rnnsearch", True)):
+        model = fix_weights(tiny_model(architecture, len(vocab))).eval()
+        encoded = model.encode(batch)
+        other = replace(encoded, memory=encoded.memory.flip(1) + 0.5, projections={})
+        first = model.step(torch.tensor([BOS_ID]), model.initial_state(encoded), encoded).log_probs
+        second = model.step(torch.tensor([BOS_ID]), model.initial_state(other), other).log_probs
+        assert (not torch.allclose(first, second)) == should_move, architecture
+
+
+def test_each_sentence_owns_the_vocabulary_and_exactly_its_own_oov_slots():
+    """len(V) + the sentence's own OOV count, whatever its ids or its batch-mates'."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = tiny_model("copynet", len(vocab))
+    batch = make_batch([["a"], ["kappa", "b", "mu", "kappa"], ["a", "nu"]], None, vocab)
+    encoded = model.encode(batch)
+    assert encoded.width == V + 2
+    assert encoded.owned_width.tolist() == [V, V + 2, V + 1]
+    reordered = encoded.index_select(torch.tensor([2, 0, 0, 1]))
+    assert reordered.owned_width.tolist() == [V + 1, V, V, V + 2]  # beam reordering keeps each row's width
+
+
+def test_copynet_trains_a_copied_oov_word_on_its_extended_slot():
+    """An OOV target word found in the source is the copy target (its extended id), not UNK (Eq. 4-6)."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = fix_weights(tiny_model("copynet", len(vocab))).eval()
+    batch = make_batch([["a", "kappa"]], [["kappa"]], vocab)
+    assert model.target_ids(batch.tgt_out)[0].tolist() == [V, 3]
+    log_probs = model(batch)
+    loss, tokens = model.loss(batch)
+    assert tokens == 2
+    assert loss.item() == pytest.approx(-(log_probs[0, 0, V].item() + log_probs[0, 1, 3].item()) / 2, abs=1e-6)
+
+
+def test_a_one_token_target_loss_is_that_tokens_nll():
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = fix_weights(tiny_model("rnnsearch", len(vocab))).eval()
+    batch = make_batch([["a", "b"]], [[]], vocab)  # the target is </s> alone
+    loss, tokens = model.loss(batch)
+    assert tokens == 1
+    assert loss.item() == pytest.approx(-model(batch)[0, 0, 3].item(), abs=1e-6)
+
+
+def test_selective_read_at_step_two_uses_the_copy_probabilities_of_step_one():
+    """ρ_2j ∝ p(x_j, c | s_1) for x_j = y_1 (§3.3): the state carries step 1's copy probabilities forward."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    model = fix_weights(tiny_model("copynet", len(vocab))).eval()
+    batch = make_batch([["a", "b", "a"]], None, vocab)
+    encoded = model.encode(batch)
+    first = model.step(torch.tensor([BOS_ID]), model.initial_state(encoded), encoded)
+    seen = {}
+    model.decoder.cell.register_forward_hook(lambda m, args, out: seen.update(input=args[0].clone()))
+    model.step(torch.tensor([A_ID]), first.state, encoded)
+    p = first.copy_probs[0].tolist()
+    memory = encoded.memory[0].tolist()
+    zeta = [(p[0] * memory[0][d] + p[2] * memory[2][d]) / (p[0] + p[2]) for d in range(len(memory[0]))]
+    assert seen["input"][0, -len(zeta):].tolist() == pytest.approx(zeta, abs=1e-6)

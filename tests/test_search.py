@@ -113,9 +113,9 @@ TABLE_2 = {(): {A: .5, E: .3, B: .2}, (A,): {A: .6, B: .3, E: .1}, (B,): {B: .95
 DEFAULT = {E: .5, A: .25, B: .25}
 
 
-def _search(table, stopping, nbest=1, beam=2, max_length=4):
-    model = ScriptedModel(table, DEFAULT, max_length)
-    return beam_search(model, FakeBatch(1), beam_size=beam, max_length=max_length, length_penalty=1.0,
+def _search(table, stopping, nbest=1, beam=2, max_length=4, alpha=1.0, model=None):
+    model = model or ScriptedModel(table, DEFAULT, max_length)
+    return beam_search(model, FakeBatch(1), beam_size=beam, max_length=max_length, length_penalty=alpha,
                        nbest=nbest, stopping=stopping)[0]
 
 
@@ -180,3 +180,34 @@ def test_copynet_nbest_does_not_depend_on_batch_mates(beam, nbest, stopping):
         assert result.nbest == alone.nbest
         assert result.scores == pytest.approx(alone.scores, abs=1e-5)
         assert all(word in source or word in vocab for hyp in result.nbest for word in hyp)
+
+
+def test_each_rule_stops_at_the_step_traced_by_hand():
+    """Table 1's trace: `early` and GroundHog stop after step 2, `bound` after step 3 (not at max_length 4)."""
+    for stopping, steps in (("early", 2), ("shrinking", 2), ("bound", 3)):
+        model = ScriptedModel(TABLE_1, DEFAULT, max_length=4)
+        _search(TABLE_1, stopping, nbest=2, model=model)
+        assert model.steps == steps, stopping
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 2.0])
+@pytest.mark.parametrize("table", [TABLE_1, TABLE_2])
+def test_a_beam_holding_every_prefix_finds_the_best_under_any_length_exponent(table, alpha):
+    """Scores log p / len**alpha worked out here; beam 8 keeps all 2**3 live prefixes, so nothing is pruned."""
+    model = ScriptedModel(table, DEFAULT, max_length=4)
+    everything = sorted(((total / len(tokens) ** alpha, tokens) for tokens, total in model.sequences()), reverse=True)
+    by_tokens = {tokens: score for score, tokens in everything}
+    hyps = _search(table, "bound", nbest=3, beam=8, alpha=alpha)
+    assert [h.score for h in hyps] == pytest.approx([score for score, _ in everything[:3]])
+    assert [h.score for h in hyps] == pytest.approx([by_tokens[h.tokens] for h in hyps])  # ties may swap places
+
+
+def test_length_normalisation_and_the_bound_by_hand():
+    from paragen.search import best_reachable, normalised
+
+    assert normalised(-3.0, 3, 0.5) == pytest.approx(-3.0 / math.sqrt(3))  # -1.732
+    assert normalised(-3.0, 3, 2.0) == pytest.approx(-3.0 / 9)
+    assert normalised(-3.0, 3, 0.0) == -3.0
+    assert best_reachable(-2.0, 4, 2.0) == pytest.approx(-2.0 / 16)  # a live hypothesis can at best grow to 4
+    assert best_reachable(-2.0, 9, 0.5) == pytest.approx(-2.0 / 3)
+    assert best_reachable(-2.0, 4, 0.0) == -2.0
