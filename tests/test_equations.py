@@ -410,3 +410,22 @@ def test_selective_read_at_step_two_uses_the_copy_probabilities_of_step_one():
     memory = encoded.memory[0].tolist()
     zeta = [(p[0] * memory[0][d] + p[2] * memory[2][d]) / (p[0] + p[2]) for d in range(len(memory[0]))]
     assert seen["input"][0, -len(zeta):].tolist() == pytest.approx(zeta, abs=1e-6)
+
+
+def test_step_reports_the_attention_weights_it_used():
+    """α_tj (Bahdanau et al. Eq. 6) per source position: a distribution over the real tokens, zero on padding,
+    and the context fed to the next step is Σ_j α_tj h_j; Enc-Dec has none."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
+    batch = make_batch([["a", "b", "a"], ["b"]], None, vocab)
+    model = fix_weights(tiny_model("rnnsearch", len(vocab))).eval()
+    encoded = model.encode(batch)
+    out = model.step(torch.tensor([BOS_ID, BOS_ID]), model.initial_state(encoded), encoded)
+    weights = out.attention.tolist()
+    assert sum(weights[0]) == pytest.approx(1.0, abs=1e-6) and weights[1][0] == pytest.approx(1.0, abs=1e-6)
+    assert weights[1][1:] == [0.0, 0.0]
+    memory = encoded.memory.tolist()
+    context = [sum(weights[0][j] * memory[0][j][d] for j in range(3)) for d in range(len(memory[0][0]))]
+    assert out.state["context"][0].tolist() == pytest.approx(context, abs=1e-6)
+    encdec = tiny_model("encdec", len(vocab)).eval()
+    encoded = encdec.encode(batch)
+    assert encdec.step(torch.tensor([BOS_ID, BOS_ID]), encdec.initial_state(encoded), encoded).attention is None
