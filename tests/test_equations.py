@@ -429,3 +429,40 @@ def test_step_reports_the_attention_weights_it_used():
     encdec = tiny_model("encdec", len(vocab)).eval()
     encoded = encdec.encode(batch)
     assert encdec.step(torch.tensor([BOS_ID, BOS_ID]), encdec.initial_state(encoded), encoded).attention is None
+
+
+@pytest.mark.parametrize("cell,gates", [("gru", 3), ("lstm", 4)])
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_encoder_is_the_configured_recurrent_network(cell, gates, layers, bidirectional):
+    """Parameter count by hand: per layer and direction, gates x (input x h + h x h + 2 h); layer 2 reads
+    both directions of layer 1. Dropout acts between layers only (none for one layer)."""
+    embedding, hidden = 8, 12
+    model = tiny_model("rnnsearch", 10, cell=cell, encoder_layers=layers, bidirectional=bidirectional,
+                       dropout=0.25)
+    directions = 2 if bidirectional else 1
+    expected = 0
+    for layer in range(layers):
+        inputs = embedding if layer == 0 else hidden * directions
+        expected += directions * gates * (inputs * hidden + hidden * hidden + 2 * hidden)
+    assert sum(p.numel() for p in model.encoder.rnn.parameters()) == expected
+    assert model.encoder.memory_size == hidden * directions
+    assert model.encoder.rnn.dropout == (0.25 if layers > 1 else 0.0)
+
+
+def test_impossible_model_settings_are_named():
+    from paragen.config import ModelConfig
+    from paragen.models import common
+
+    with pytest.raises(ValueError, match="dot attention needs equal sizes, got query 4, memory 6"):
+        Attention("dot", 4, 6)
+    with pytest.raises(ValueError, match="unknown attention score 'cosine'; allowed: dot, general, concat, bahdanau"):
+        Attention("cosine", 4, 4)
+    with pytest.raises(ValueError, match="unknown WEAN score 'cosine'; allowed: dot, general, concat"):
+        WeanOutput(torch.nn.Embedding(6, 4), 4, 4, "cosine", 0.0)
+    # a configuration built without validation: the decoder still refuses to feed a vector that does not exist
+    config = ModelConfig.model_construct(**{**ModelConfig(architecture="encdec").model_dump(),
+                                            "input_feeding": "attentional"})
+    encoder = common.encoder(config, 10)
+    with pytest.raises(ValueError, match="encdec: its output layer has no attentional vector to feed"):
+        common.decoder(config, encoder, 10, attend=False)

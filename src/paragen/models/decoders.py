@@ -53,7 +53,6 @@ class RecurrentDecoder(nn.Module):
         self.cell = cell_class(input_size, hidden_size)
         self.bridge = nn.Linear(memory_size, hidden_size)
         self.dropout = nn.Dropout(dropout)
-        self.hidden_size = hidden_size
         # Created after the single-layer parameters so a 1-layer decoder initialises exactly as before.
         self.upper = nn.ModuleList(cell_class(hidden_size, hidden_size) for _ in range(layers - 1))
 
