@@ -44,8 +44,10 @@ def _with_real_data(path) -> str:
 
 
 def _with_real_experiments(path) -> str:
-    """...and the turk-mini and WEAN suites, so real-data train/decode/evaluate stages and tables are in."""
-    return _with_real_data(path).replace("\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean]\n")
+    """...and the turk-mini, WEAN and simplification suites, so real-data train/decode/evaluate stages, the
+    rows without training (system + evaluate) and their tables are in."""
+    return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini, turk]\n").replace(
+        "\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean, simplification]\n")
 
 
 @pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
@@ -62,11 +64,14 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
     snake, dvc = snakemake_jobs(workflow_dir), dvc_stages(workflow_dir)
     assert snake.keys() == dvc.keys()
-    if "data: [turk_mini]" in params_text:
+    if "data: [turk_mini" in params_text:
         assert {"fetch_turkcorpus", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
                 "datasets_table"} <= snake.keys()
     if "turk_mini, wean" in params_text:
         assert {"train_mini_wean", "evaluate_mini_wean", "report_turk_mini", "report_wean_parameters"} <= snake.keys()
         assert "train_pwkp_wean" not in snake  # PWKP is not switched on: its rows say so instead
+        assert {"fetch_ppdb", "system_simp_ppdb_word", "evaluate_simp_ppdb_word", "system_simp_oracle",
+                "report_simplification"} <= snake.keys()
+        assert not any(name.startswith("train_simp") for name in snake)
     for name in snake:
         assert snake[name] == dvc[name], name

@@ -155,7 +155,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from paragen.scoring import headline
 
     config = _config(args)
-    _experiment(config, args.experiment)
+    if args.experiment not in config.systems:
+        _experiment(config, args.experiment)
     result = evaluate_experiment(config, args.experiment)
     write_json(pipeline.metrics_path(args.experiment), result)
     write_json(pipeline.headline_path(args.experiment), headline(result))
@@ -163,6 +164,28 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         value = result[metric]["score"]
         shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
         print(f"{args.experiment} {metric}: {shown}")
+
+
+def cmd_system(args: argparse.Namespace) -> None:
+    from paragen.simplification.outputs import write_system_output
+
+    path = write_system_output(_config(args), args.name)
+    print(f"{args.name}: wrote {path}")
+
+
+def cmd_skip_sweep(args: argparse.Namespace) -> None:
+    from paragen.pipeline import sweep_outputs
+    from paragen.simplification.skip_sweep import write_sweep
+
+    write_sweep(_config(args), args.name, args.quiet)
+    print(f"{args.name}: wrote {', '.join(sweep_outputs(args.name))}")
+
+
+def cmd_scoring_variants(args: argparse.Namespace) -> None:
+    from paragen.simplification.scoring_variants import TABLE_STEM, write_scoring_variants
+
+    rows = write_scoring_variants(args.raw)
+    print(f"wrote {TABLE_STEM}.md and .csv ({len(rows)} settings)")
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -392,8 +415,22 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
-    p = add("evaluate", cmd_evaluate, "score a real-data experiment's test output with its dataset's metrics")
-    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
+    p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
+    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "
+                   "system under systems: (an unknown name lists the valid experiments)")
+    p = add("system", cmd_system, "compute the test output of a row that needs no training (identity, skip, "
+            "paraphrase, oracle: 003 Table 1) into runs/NAME/test.hyp")
+    p.add_argument("--name", required=True, help="a system name under params.yaml's systems: (an unknown name lists "
+                   "the valid ones)")
+    p = add("skip-sweep", cmd_skip_sweep, "score a skip system at every drop probability of its sweep, over its "
+            "seeds (mean ± sd table and figure)")
+    p.add_argument("--name", required=True, help="a skip system with a sweep under params.yaml's systems:")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add("scoring-variants", cmd_scoring_variants, "score identity and oracle on the Turk test under every "
+            "plausible SARI/BLEU setting, to explain the simplification report's numbers (writes "
+            "results/tables/simplification_scoring_variants.*)", params=False)
+    p.add_argument("--raw", default="data/raw/turkcorpus", type=input_dir,
+                   help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
     p = add("score", cmd_score, "score a system output against references", params=False)
     p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
     p.add_argument("--src", type=input_file, help="source file (needed by sari)")
@@ -448,7 +485,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--raw-root", default="data/raw", type=output_dir)
     p.add_argument("--out-root", default="data/prepared", type=output_dir)
     p.add_argument("--lowercase-strip-specials", action="store_true",
-                   help="WikiLarge: lowercasing and special-character removal, as in Wang, Kurohara & Liang's "
+                   help="lowercasing and special-character removal (any dataset), as in Wang, Kurohara & Liang's "
                    "simplification report (§4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
@@ -527,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError,
-            DvcRecordError) as error:
+            DvcRecordError) as error:  # RuleError (PPDB files) is a ValueError
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)

@@ -91,7 +91,7 @@ class RealDataset(_Strict):
     segmentation: Literal["bpe", "char", "jieba", "word"] = "word"
     merges: PositiveInt = Field(5000, description="BPE merge operations (segmentation: bpe)")
     lowercase: bool = False
-    strip_specials: bool = Field(False, description="WikiLarge: lowercase and drop special characters (003 §4.1)")
+    strip_specials: bool = Field(False, description="lowercase and drop special characters (003 §4.1: WikiLarge, Turk)")
     drop_longer_target: bool = False
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (scoring refuses such lines)")
@@ -182,6 +182,49 @@ class ExperimentConfig(_Strict):
     decoding: str
 
 
+class RuleFileConfig(_Strict):
+    """A paraphrase rule file (003: PPDB): which registry entry brings it, where it lands, how it is written."""
+
+    fetch: str = Field(description="registry entry (sources.yaml) that downloads the file")
+    file: str = Field(description="the file inside data/raw/<fetch>/")
+    format: Literal["pairs", "simpleppdb", "ppdb2", "dmass"] = Field(
+        description="pairs: word<TAB>word (weight 1); simpleppdb: 5 columns; ppdb2: ' ||| ' fields; dmass: X=>a=>b=>w")
+    title: str = Field(description="what the table captions call it")
+
+    @property
+    def path(self) -> str:
+        return f"data/raw/{self.fetch}/{self.file}"
+
+
+class SystemConfig(_Strict):
+    """A table row that needs no training (003 Table 1): its test output is computed, then evaluated."""
+
+    dataset: str = Field(description="a real dataset with a test split: the test source and references")
+    method: Literal["identity", "skip", "paraphrase", "oracle"]
+    probability: float = Field(0.5, ge=0.0, le=1.0, description="skip: each word dropped with this probability")
+    seed: int = Field(1, description="skip: seed of the random stream")
+    rules: str | None = Field(None, description="paraphrase: a name under rules:")
+    granularity: Literal["word", "phrase", "both"] = Field(
+        "both", description="paraphrase: lexical rules (one token each side), phrasal rules, or both")
+    input: str = Field("source", description="paraphrase: 'source', or an experiment or system whose test output "
+                       "the rules rewrite (003's 'paraphrase nmt')")
+    reference: Annotated[int, Field(ge=0)] = Field(0, description="oracle: which reference set (0-based) is output")
+    sweep: list[Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        default_factory=list, description="skip: also score these probabilities, each over `seeds` seeds (a table "
+        "and a figure of the metrics against p)")
+    seeds: PositiveInt = Field(10, description="skip sweep: seeds seed, seed+1, ... per probability (mean ± sd)")
+
+    @model_validator(mode="after")
+    def _options_fit_method(self) -> "SystemConfig":
+        if self.method == "paraphrase" and self.rules is None:
+            raise ValueError("method paraphrase needs rules: (a name under rules:)")
+        if self.method != "paraphrase" and (self.rules is not None or self.input != "source"):
+            raise ValueError(f"rules and input apply to method paraphrase, not {self.method}")
+        if self.sweep and self.method != "skip":
+            raise ValueError(f"sweep applies to method skip, not {self.method}")
+        return self
+
+
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
@@ -191,7 +234,7 @@ class TableConfig(_Strict):
     title: str
     kind: Literal["scores", "parameters"] = Field(
         "scores", description="scores: metrics of trained systems; parameters: output-layer sizes (WEAN Table 5)")
-    rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment name")
+    rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment or system name")
     grid: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="parameters tables: row label -> column label -> experiment")
     note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
@@ -225,6 +268,9 @@ class ParagenConfig(_Strict):
     training: dict[str, TrainingConfig]
     decoding: dict[str, DecodingConfig]
     experiments: dict[str, ExperimentConfig]
+    rules: dict[str, RuleFileConfig] = Field(default_factory=dict, description="paraphrase rule files (PPDB)")
+    systems: dict[str, SystemConfig] = Field(default_factory=dict,
+                                             description="rows that need no training (003 Table 1 baselines)")
     tables: dict[str, TableConfig]
 
     @model_validator(mode="after")
@@ -271,13 +317,46 @@ class ParagenConfig(_Strict):
         for suite in self.suites:
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
+        self._check_systems()
         for name, table in self.tables.items():
             for exp in table.experiments():
-                if exp not in self.experiments:
-                    raise ValueError(
-                        f"tables.{name}: unknown experiment {exp!r}; allowed values: {sorted(self.experiments)}"
-                    )
+                if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
+                    allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
+                    raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
         return self
+
+    def _check_systems(self) -> None:
+        clash = sorted(set(self.systems) & set(self.experiments))
+        if clash:
+            raise ValueError(f"systems: {clash} also named under experiments:; a row name must say which it is")
+        for name, system in self.systems.items():
+            dataset = self.datasets.get(system.dataset)
+            if not isinstance(dataset, RealDataset) or "test" not in dataset.splits:
+                real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset) and "test" in d.splits)
+                raise ValueError(f"systems.{name}.dataset: {system.dataset!r} is not a real dataset with a test "
+                                 f"split; allowed values: {real}")
+            if system.rules is not None and system.rules not in self.rules:
+                raise ValueError(f"systems.{name}.rules: unknown rules {system.rules!r}; allowed values: "
+                                 f"{sorted(self.rules)}")
+            if system.input != "source":
+                if system.input not in self.experiments and system.input not in self.systems:
+                    raise ValueError(f"systems.{name}.input: {system.input!r} is neither 'source' nor an experiment "
+                                     f"or system; allowed values: {['source', *sorted(self.experiments), *sorted(self.systems)]}")
+                chain, current = [name], system.input
+                while current in self.systems and self.systems[current].input != "source":
+                    if current in chain:
+                        raise ValueError(f"systems.{name}.input: the inputs form a cycle: "
+                                         + " -> ".join(chain + [current]))
+                    chain.append(current)
+                    current = self.systems[current].input
+                if current in chain:
+                    raise ValueError(f"systems.{name}.input: the inputs form a cycle: " + " -> ".join(chain + [current]))
+        for name, spec in self.rules.items():
+            from paragen.data.registry import load_registry
+
+            if spec.fetch not in load_registry():
+                raise ValueError(f"rules.{name}.fetch: unknown registry entry {spec.fetch!r}; allowed values: "
+                                 f"{sorted(load_registry())}")
 
     def active_tables(self) -> dict[str, TableConfig]:
         """Tables of the enabled suites at the selected scale, in declaration order."""
@@ -287,20 +366,42 @@ class ParagenConfig(_Strict):
             if t.suite in self.suites and (t.scale is None or t.scale == self.scale)
         }
 
-    def runnable(self, experiment: str) -> bool:
-        """Synthetic experiments always run; real ones only when their dataset is switched on in ``data``."""
-        dataset = self.experiments[experiment].dataset
+    def dataset_of(self, name: str) -> str:
+        """The dataset of an experiment or of a system."""
+        return (self.experiments[name] if name in self.experiments else self.systems[name]).dataset
+
+    def runnable(self, name: str) -> bool:
+        """Synthetic experiments always run; real ones only when their dataset is switched on in ``data``;
+        a system that rewrites another row's output also needs that row."""
+        dataset = self.dataset_of(name)
+        if name in self.systems and self.systems[name].input != "source" \
+                and not self.runnable(self.systems[name].input):
+            return False
         return isinstance(self.datasets[dataset], SyntheticDataset) or dataset in self.data
+
+    def _active_rows(self) -> list[str]:
+        """Runnable rows of the active scores tables, plus the rows whose output a system rewrites."""
+        seen: dict[str, None] = {}
+
+        def add(name: str) -> None:
+            if name in self.systems and self.systems[name].input != "source":
+                add(self.systems[name].input)
+            seen.setdefault(name, None)
+
+        for table in self.active_tables().values():
+            if table.kind == "scores":
+                for row in table.rows.values():
+                    if self.runnable(row):
+                        add(row)
+        return list(seen)
 
     def active_experiments(self) -> list[str]:
         """Experiments the active scores tables need and can run, deduplicated, in table order."""
-        seen: dict[str, None] = {}
-        for table in self.active_tables().values():
-            if table.kind == "scores":
-                for exp in table.rows.values():
-                    if self.runnable(exp):
-                        seen.setdefault(exp, None)
-        return list(seen)
+        return [name for name in self._active_rows() if name in self.experiments]
+
+    def active_systems(self) -> list[str]:
+        """Systems (rows without training) the active tables need and can run, inputs first."""
+        return [name for name in self._active_rows() if name in self.systems]
 
 
 def _check_real_dataset(name: str, dataset: RealDataset) -> None:

@@ -18,19 +18,24 @@ from paragen.scoring import ScoreRequest, score
 
 
 def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any]:
-    spec = config.experiments[experiment]
-    dataset = config.datasets[spec.dataset]
+    """Score an experiment's decoded test output, or a system's computed one (the same files, the same metrics)."""
+    dataset_name = config.dataset_of(experiment)
+    dataset = config.datasets[dataset_name]
     if not isinstance(dataset, RealDataset):
         raise CorpusError(f"{experiment}: `paragen evaluate` scores real-data experiments; synthetic ones use "
                           "`paragen score --metric exact`")
     data = pipeline.experiment_data(config, experiment)
-    hyp = f"{pipeline.run_dir(experiment)}/test.hyp"
-    refs = reference_files(data.directory, "test")
-    result: dict[str, Any] = {"experiment": experiment, "dataset": spec.dataset, "count": len(read_lines(hyp)),
-                              "references": len(refs)}
+    return {"experiment": experiment, "dataset": dataset_name,
+            **evaluate_output(dataset, data.directory, pipeline.hyp_path(experiment))}
+
+
+def evaluate_output(dataset: RealDataset, directory: str, hyp: str) -> dict[str, Any]:
+    """The dataset's metrics of one test output file against ``directory``'s test source and references."""
+    refs = reference_files(directory, "test")
+    result: dict[str, Any] = {"count": len(read_lines(hyp)), "references": len(refs)}
     for metric in dataset.evaluation.metrics:
         request = ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric != "rouge" else refs[:1],
-                               src=f"{data.directory}/test.src", lowercase=dataset.evaluation.lowercase,
+                               src=f"{directory}/test.src", lowercase=dataset.evaluation.lowercase,
                                rouge_unit=dataset.evaluation.rouge_unit, remove_bpe=dataset.segmentation == "bpe")
         result[metric] = score(request)
     return result

@@ -95,8 +95,10 @@ class ExperimentData:
 
 
 def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
-    """Synthetic data sits in ``data/prepared/<dataset>``; real data in its segmented directory."""
-    dataset = config.experiments[experiment].dataset
+    """Synthetic data sits in ``data/prepared/<dataset>``; real data in its segmented directory.
+
+    ``experiment`` may also name a system (a row without training): it reads the same test files."""
+    dataset = config.dataset_of(experiment)
     spec = config.datasets[dataset]
     if isinstance(spec, RealDataset):
         directory = segmented_dir(dataset, spec.segmentation)
@@ -121,7 +123,8 @@ def _command(*words: str) -> str:
 
 def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
     """CopyNet runs on synthetic data: their decode stage also writes the copy-mode trace (Figure 3)."""
-    return [e for e in experiments if config.models[config.experiments[e].model].architecture == "copynet"
+    return [e for e in experiments if e in config.experiments
+            and config.models[config.experiments[e].model].architecture == "copynet"
             and not isinstance(config.datasets[config.experiments[e].dataset], RealDataset)]
 
 
@@ -145,13 +148,7 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
     prepared_markers: list[str] = []
     mirrors = [word for m in config.mirrors for word in ("--mirror", m)]
     real = {name: config.datasets[name] for name in config.data}
-    # One fetch stage per registry entry, with the widest scope any dataset needs: two stages
-    # writing into the same data/raw/<entry>/ could race under a parallel engine.
-    scopes: dict[str, str] = {}
-    for spec in real.values():
-        assert isinstance(spec, RealDataset)
-        for entry in spec.fetch:
-            scopes[entry] = "all" if "all" in (scopes.get(entry), spec.fetch_scope) else "eval"
+    scopes = fetch_scopes(config)
     for entry, scope in scopes.items():
         result.append(Stage(
             name=f"fetch_{entry}", step="fetch",
@@ -199,6 +196,75 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
     return result
 
 
+def fetch_scopes(config: ParagenConfig) -> dict[str, str]:
+    """Registry entry -> scope of its one fetch stage: the widest any switched-on dataset needs (two stages
+    writing into the same data/raw/<entry>/ could race under a parallel engine); rule files are eval files."""
+    scopes: dict[str, str] = {}
+    for name in config.data:
+        spec = config.datasets[name]
+        assert isinstance(spec, RealDataset)
+        for entry in spec.fetch:
+            scopes[entry] = "all" if "all" in (scopes.get(entry), spec.fetch_scope) else "eval"
+    for entry in rule_entries(config):
+        scopes.setdefault(entry, "eval")
+    return scopes
+
+
+def rule_entries(config: ParagenConfig) -> list[str]:
+    """Registry entries holding the rule files of the active systems."""
+    return list(dict.fromkeys(config.rules[config.systems[s].rules].fetch for s in config.active_systems()
+                              if config.systems[s].rules is not None))
+
+
+def hyp_path(row: str) -> str:
+    """The test output of an experiment (decoded) or a system (computed)."""
+    return f"{run_dir(row)}/test.hyp"
+
+
+def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
+    """``paragen evaluate``: the dataset's metrics on a real-data row's test output."""
+    data, dataset = experiment_data(config, row), config.dataset_of(row)
+    spec = config.datasets[dataset]
+    assert isinstance(spec, RealDataset)
+    metrics, headline = metrics_path(row), headline_path(row)
+    return Stage(
+        name=f"evaluate_{row}", step="score",
+        cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", row),
+        deps=(hyp_path(row),) + data.test_deps, params=_set_keys(dataset, spec, ("evaluation",)),
+        outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline))
+
+
+def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
+    """compute the output (no training) -> evaluate, as for a trained row."""
+    system = config.systems[name]
+    deps = experiment_data(config, name).test_deps
+    params = [f"systems.{name}"]
+    if system.rules is not None:
+        rules = config.rules[system.rules]
+        deps += (fetch_marker(rules.fetch, fetch_scopes(config)[rules.fetch]),)
+        params.append(f"rules.{system.rules}")
+    if system.input != "source":
+        deps += (hyp_path(system.input),)
+    result = [Stage(name=f"system_{name}", step="decode",
+                    cmd=_command("paragen", "system", "--params", PARAMS_FILE, "--name", name),
+                    deps=deps, params=tuple(params), outs=(hyp_path(name),)),
+              evaluate_stage(config, name)]
+    if system.sweep:
+        dataset = config.dataset_of(name)
+        outs = sweep_outputs(name)
+        result.append(Stage(name=f"sweep_{name}", step="score",
+                            cmd=_command("paragen", "skip-sweep", "--params", PARAMS_FILE, "--name", name, "--quiet"),
+                            deps=experiment_data(config, name).test_deps,
+                            params=(f"systems.{name}",) + _set_keys(dataset, config.datasets[dataset], ("evaluation",)),
+                            outs=outs, uncached=outs))
+    return result
+
+
+def sweep_outputs(name: str) -> tuple[str, str, str]:
+    """(table .md, table .csv, figure .png) of a skip system's sweep over its drop probability."""
+    return f"results/tables/{name}_sweep.md", f"results/tables/{name}_sweep.csv", f"results/figures/{name}_sweep.png"
+
+
 def stages(config: ParagenConfig) -> list[Stage]:
     """Every stage the active tables and the real datasets in ``data`` need, in dependency order."""
     experiments = config.active_experiments()
@@ -222,6 +288,8 @@ def stages(config: ParagenConfig) -> list[Stage]:
     traced = set(copy_traced_experiments(config, experiments))
     for exp in experiments:
         result += experiment_stages(config, exp, exp in traced)
+    for system in config.active_systems():
+        result += system_stages(config, system)
     for table_name, table in config.active_tables().items():
         result.append(report_stage(config, table_name, table))
     result.append(Stage(
@@ -263,13 +331,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     ))
     metrics, headline = metrics_path(exp), headline_path(exp)
     if data.real:
-        stages_.append(Stage(
-            name=f"evaluate_{exp}", step="score",
-            cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", exp),
-            deps=(f"{run}/test.hyp",) + data.test_deps, params=evaluation,
-            outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
-        ))
-        return stages_
+        return stages_ + [evaluate_stage(config, exp)]
     test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
     stages_.append(Stage(
         name=f"score_{exp}", step="score",
@@ -285,17 +347,19 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
 def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> Stage:
     """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
     ran = [e for e in table.experiments() if config.runnable(e)]
+    trained = [e for e in ran if e in config.experiments]
     if table.kind == "parameters":
         deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
         outs = table_outputs(table_name)
     else:
-        copy_rows = copy_traced_experiments(config, ran)
-        deps = tuple(metrics_path(e) for e in ran) + tuple(f"{run_dir(e)}/train_log.csv" for e in ran) \
+        copy_rows = copy_traced_experiments(config, trained)
+        deps = tuple(metrics_path(e) for e in ran) + tuple(f"{run_dir(e)}/train_log.csv" for e in trained) \
             + tuple(copy_trace_path(e) for e in copy_rows)
         if rescored_baselines(table):
             deps += (PUBLISHED_OUTPUTS_CSV,)
-        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows)) if ran else ())
-    first = config.experiments[table.experiments()[0]].dataset
+        deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
+        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows)) if trained else ())
+    first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
         cmd=_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name,
@@ -348,7 +412,8 @@ def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
     (the same data as ``results/figures/<table>_valid_curves.png``)."""
     plots = []
     for name, table in config.active_tables().items():
-        ran = [e for e in table.rows.values() if config.runnable(e)] if table.kind == "scores" else []
+        ran = [e for e in table.rows.values() if e in config.experiments and config.runnable(e)] \
+            if table.kind == "scores" else []
         if not ran:
             continue
         metric = config.training[config.experiments[ran[0]].training].valid_metric

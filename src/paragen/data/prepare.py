@@ -140,12 +140,15 @@ def _wikilarge(raw_root: Path, split: str, options: dict) -> Split:
         data = parallel(raw_root / "wikilarge", f"{name}.src", f"{name}.dst")
     else:
         data = turk(raw_root, split)
-    if options.get("lowercase_strip_specials"):
-        data = Split([lowercase_and_strip_specials(s) for s in data.sources],
-                     [[lowercase_and_strip_specials(r) for r in ref] for ref in data.references],
-                     data.notes + ["lowercased, special characters removed (003 §4.1 option)"])
-        data = drop_empty(data)
     return data
+
+
+def strip_specials(data: Split) -> Split:
+    """The ``--lowercase-strip-specials`` option, for any recipe (003 §4.1's preprocessing)."""
+    data = Split([lowercase_and_strip_specials(s) for s in data.sources],
+                 [[lowercase_and_strip_specials(r) for r in ref] for ref in data.references],
+                 data.notes + ["lowercased, special characters removed (003 §4.1 option)"])
+    return drop_empty(data)
 
 
 def _ew_sew(raw_root: Path, split: str, options: dict) -> Split:
@@ -271,6 +274,10 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     "turkcorpus": Recipe(("valid", "test"), _turkcorpus, {"valid": 2000, "test": 359}),
+    # The same Turk files under their own name, for a DAG dataset with its own preprocessing (003's
+    # lowercasing and special-character removal), so `paragen evalsets` (turkcorpus, untouched) cannot
+    # overwrite it.
+    "turk": Recipe(("valid", "test"), _turkcorpus, {"valid": 2000, "test": 359}),
     "asset": Recipe(("valid", "test"), _asset, {"valid": 2000, "test": 359}),
     "pwkp": Recipe(("train", "valid", "test"), _pwkp, {"train": 89042, "valid": 205, "test": 100}),
     "wikilarge": Recipe(("train", "valid", "test", "valid_zl", "test_zl"), _wikilarge,
@@ -313,7 +320,10 @@ def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | 
     out_dir = Path(out_root) / name
     summary = {}
     for split in splits or recipe.splits:
-        data = drop_overlong(recipe.build(Path(raw_root), split, options), max_line_chars)
+        data = recipe.build(Path(raw_root), split, options)
+        if options.get("lowercase_strip_specials"):
+            data = strip_specials(data)
+        data = drop_overlong(data, max_line_chars)
         expected = recipe.paper_counts.get(split)
         for note in data.notes:
             log.info("%s %s: %s", name, split, note)

@@ -97,11 +97,20 @@ class SariScore:
     mode: str
 
 
-def score_from_statistics(totals: np.ndarray, mode: str) -> SariScore:
-    """SARI from corpus totals of :func:`sentence_statistics` (shape (4, 9))."""
+def _precision(correct: float, system: float, reference: float) -> float:
+    return correct / system if system > 0 else 0.0
+
+
+def score_from_statistics(totals: np.ndarray, mode: str, deletion: Literal["f1", "precision"] = "f1") -> SariScore:
+    """SARI from corpus totals of :func:`sentence_statistics` (shape (4, 9)).
+
+    ``deletion="precision"`` scores deletion by precision alone, as Xu et al.'s sentence-level Python
+    script (SARI.py, ``SARIsent``) does; only the scoring-variants study uses it.
+    """
     operations = []
     for start in (0, 3, 6):
-        per_order = [_f1(*totals[n, start : start + 3]) for n in range(NGRAM_ORDER)]
+        score = _precision if start == 6 and deletion == "precision" else _f1
+        per_order = [score(*totals[n, start : start + 3]) for n in range(NGRAM_ORDER)]
         operations.append(100.0 * sum(per_order) / NGRAM_ORDER)
     add, keep, delete = operations
     return SariScore((add + keep + delete) / 3, add, keep, delete, mode)

@@ -55,8 +55,49 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
 
 
 def absent_reason(config: ParagenConfig, experiment: str) -> str:
-    dataset = config.experiments[experiment].dataset
+    dataset = config.dataset_of(experiment)
+    system = config.systems.get(experiment)
+    if system is not None and system.input != "source" and dataset in config.data:
+        return f"not run: it rewrites the output of {system.input}, which cannot run ({absent_reason(config, system.input)})"
     return f"{ABSENT} ({dataset} is not switched on; fetch it, then run with `--config data='[{dataset}]'`)"
+
+
+def sweep_summary(config: ParagenConfig, name: str) -> str:
+    """", over N seeds: SARI m ± sd, ..." for a skip row whose sweep includes its own probability."""
+    spec = config.systems[name]
+    path = Path(pipeline.sweep_outputs(name)[1])
+    if not spec.sweep or not path.exists():
+        return ""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        row = next((r for r in csv.DictReader(handle) if float(r["probability"]) == spec.probability), None)
+    if row is None:
+        return ""
+    metrics = [key[:-5] for key in row if key.endswith("_mean")]
+    shown = ", ".join(f"{m.upper()} {float(row[m + '_mean']):.2f} ± {float(row[m + '_sd']):.2f}" for m in metrics)
+    return (f" (over seeds {spec.seed}..{spec.seed + int(row['seeds']) - 1}: {shown}; every p in "
+            f"{pipeline.sweep_outputs(name)[0]})")
+
+
+def describe_systems(config: ParagenConfig, names: list[str]) -> str:
+    """Caption text for the rows that need no training: what each computes."""
+    parts = []
+    for name in names:
+        s = config.systems[name]
+        if s.method == "skip":
+            parts.append(f"{name}: each word dropped with p = {s.probability}, seed {s.seed}" + sweep_summary(config, name))
+        elif s.method == "oracle":
+            parts.append(f"{name}: reference {s.reference} of the test set as output, scored against all references "
+                         "(itself included)")
+        elif s.method == "paraphrase":
+            rules = config.rules[s.rules or ""]
+            on = "the source" if s.input == "source" else f"the output of {s.input}"
+            parts.append(f"{name}: {rules.title} ({s.granularity} rules) applied to {on}, longest match first, left "
+                         "to right, the highest weight where several apply")
+        else:
+            parts.append(f"{name}: the source unchanged")
+    return "Rows without training: " + "; ".join(parts) + "." if parts else ""
 
 
 def _write(table: ResultTable) -> None:
@@ -68,18 +109,20 @@ def _write(table: ResultTable) -> None:
 
 def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
     paper = PaperTable.load(spec.paper)
-    experiments = list(spec.rows.values())
+    experiments = [e for e in spec.rows.values() if e in config.experiments]
+    systems = [s for s in spec.rows.values() if s in config.systems]
     sources: dict[str, Path | str] = {
         row: Path(pipeline.metrics_path(exp)) if config.runnable(exp) else absent_reason(config, exp)
         for row, exp in spec.rows.items()}
     counts = {json.loads(p.read_text())["count"] for p in sources.values() if isinstance(p, Path) and p.exists()}
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
+               + (f" {describe_systems(config, systems)}" if systems else "")
                + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else "")
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
-    ran = {row: exp for row, exp in spec.rows.items() if config.runnable(exp)}
+    ran = {row: exp for row, exp in spec.rows.items() if exp in config.experiments and config.runnable(exp)}
     for row, exp in ran.items():
         log_path = Path(pipeline.run_dir(exp)) / "train_log.csv"
         if log_path.exists():
@@ -87,7 +130,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     _write(table)
 
     if not ran:
-        log.info("wrote %s (no row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
+        log.info("wrote %s (no trained row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
         return
     copying = pipeline.copy_traced_experiments(config, list(ran.values()))
     figures = pipeline.figure_paths(table_name, bool(copying))

@@ -41,4 +41,11 @@ def write_index(config: ParagenConfig) -> None:
         for figure in pipeline.figure_paths(name, copying):
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
+        for row in table.rows.values():
+            if row in config.systems and config.systems[row].sweep:
+                md, _, figure = pipeline.sweep_outputs(row)
+                if Path(md).exists():
+                    lines += [f"{row} at every drop probability: [table]({_relative(md)})", ""]
+                if Path(figure).exists():
+                    lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
     write_text(pipeline.REPORT_PATH, "\n".join(lines).rstrip() + "\n")

@@ -1,0 +1,54 @@
+"""``paragen system --name NAME``: the test output of a row that needs no training, from params.yaml.
+
+The output goes where a decoder would write it (``runs/<name>/test.hyp``), so ``paragen evaluate``
+and the tables treat it like any trained row.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from paragen import pipeline
+from paragen.atomic import atomic_open
+from paragen.config import ConfigError, ParagenConfig
+from paragen.data.corpus import check_aligned, read_lines, reference_files
+from paragen.simplification import systems
+from paragen.simplification.paraphrase import Paraphraser
+from paragen.simplification.ppdb import load_rules
+
+log = logging.getLogger(__name__)
+
+
+def system_output(config: ParagenConfig, name: str) -> list[str]:
+    if name not in config.systems:
+        raise ConfigError(f"unknown system {name!r}; allowed values: {sorted(config.systems)}")
+    spec = config.systems[name]
+    directory = pipeline.experiment_data(config, name).directory
+    source_path = Path(directory) / "test.src"
+    sources = read_lines(source_path)
+    if spec.method == "identity":
+        return systems.identity(sources)
+    if spec.method == "skip":
+        return systems.skip(sources, spec.probability, spec.seed)
+    if spec.method == "oracle":
+        return systems.oracle([read_lines(r) for r in reference_files(directory, "test")], spec.reference)
+    assert spec.rules is not None  # validated: paraphrase has rules
+    rules_spec = config.rules[spec.rules]
+    rules = load_rules(rules_spec.path, rules_spec.format, spec.granularity)
+    log.info("%s: %d %s rules from %s", name, len(rules), spec.granularity, rules_spec.path)
+    if spec.input == "source":
+        inputs = sources
+    else:
+        input_path = pipeline.hyp_path(spec.input)
+        inputs = read_lines(input_path)
+        check_aligned(input_path, len(inputs), source_path, len(sources))
+    return systems.paraphrase(inputs, Paraphraser(rules))
+
+
+def write_system_output(config: ParagenConfig, name: str) -> Path:
+    lines = system_output(config, name)
+    path = Path(pipeline.hyp_path(name))
+    with atomic_open(path) as handle:
+        handle.writelines(line + "\n" for line in lines)
+    return path

@@ -1,0 +1,160 @@
+"""Rows without training (003 Table 1): their configuration, their stages, and a run through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paragen import pipeline
+from paragen.cli import main
+from paragen.config import ConfigError, parse_config
+
+from conftest import ROOT
+
+
+def _project(**changes) -> dict:
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw.update(changes)
+    return raw
+
+
+def _simplification(**changes):
+    return parse_config(_project(suites=["simplification"], data=["turk"], **changes))
+
+
+def test_systems_get_a_compute_and_an_evaluate_stage_and_no_training():
+    config = _simplification()
+    stages = {s.name: s for s in pipeline.stages(config)}
+    assert config.active_systems() == ["simp_identity", "simp_skip", "simp_ppdb_word", "simp_ppdb_phrase",
+                                       "simp_ppdb_both", "simp_oracle"]
+    assert config.active_experiments() == []
+    word = stages["system_simp_ppdb_word"]
+    assert word.cmd == "paragen system --params params.yaml --name simp_ppdb_word"
+    assert word.deps == ("data/segmented/turk.word/segment.json", "data/raw/ppdb/.complete-eval.json")
+    assert word.params == ("systems.simp_ppdb_word", "rules.ppdb_lexical")
+    assert stages["evaluate_simp_ppdb_word"].deps[0] == "runs/simp_ppdb_word/test.hyp"
+    assert stages["fetch_ppdb"].cmd.startswith("paragen fetch ppdb --eval-only")
+    assert stages["prepare_turk"].cmd.startswith("paragen prepare turk --split valid --split test "
+                                                 "--lowercase-strip-specials")
+    report = stages["report_simplification"]
+    assert not any(p.endswith(".png") for p in report.outs)  # no trained row: no curves
+    assert not any(s.startswith("train_") for s in stages)
+
+
+def test_without_the_dataset_the_rows_do_not_run():
+    config = parse_config(_project(suites=["simplification"]))
+    assert config.active_systems() == []
+    assert "fetch_ppdb" not in {s.name for s in pipeline.stages(config)}
+
+
+def _with_system(name: str, spec: dict, table_row: bool = True) -> dict:
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["systems"][name] = spec
+    if table_row:
+        raw["tables"]["simplification"]["rows"][name] = name
+    return raw
+
+
+def test_a_system_rewriting_another_rows_output_depends_on_it():
+    raw = _with_system("simp_identity_ppdb", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical",
+                                              "input": "simp_skip"})
+    config = parse_config(raw)
+    stage = {s.name: s for s in pipeline.stages(config)}["system_simp_identity_ppdb"]
+    assert "runs/simp_skip/test.hyp" in stage.deps
+
+
+@pytest.mark.parametrize("name, spec, message", [
+    ("x", {"dataset": "turk", "method": "paraphrase"}, "method paraphrase needs rules"),
+    ("x", {"dataset": "turk", "method": "identity", "rules": "ppdb_lexical"}, "rules and input apply to method "
+                                                                              "paraphrase, not identity"),
+    ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb"}, "systems.x.rules: unknown rules 'ppdb'"),
+    ("x", {"dataset": "synthetic_small", "method": "identity"}, "systems.x.dataset: 'synthetic_small' is not a "
+                                                               "real dataset with a test split"),
+    ("x", {"dataset": "turk", "method": "skip", "probability": 1.5}, "less than or equal to 1"),
+    ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "nothing"},
+     "systems.x.input: 'nothing' is neither 'source' nor an experiment or system"),
+    ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "x"},
+     "the inputs form a cycle: x -> x"),
+    ("syn_copynet", {"dataset": "turk", "method": "identity"}, "also named under experiments"),
+])
+def test_bad_systems_are_named(name, spec, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_config(_with_system(name, spec))
+
+
+def test_a_cycle_through_two_systems_is_named():
+    raw = _with_system("a", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "b"})
+    raw["systems"]["b"] = {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "a"}
+    with pytest.raises(ConfigError, match="the inputs form a cycle: a -> b -> a"):
+        parse_config(raw)
+
+
+def _tiny_turk(root: Path) -> None:
+    """A segmented Turk-like test set (2 sentences, 2 references) and a PPDB pairs file, where the DAG puts them."""
+    test = root / "data/segmented/turk.word"
+    test.mkdir(parents=True)
+    (test / "test.src").write_text("the recipient passed away\nit was commenced in 1990\n")
+    (test / "test.ref.0").write_text("the winner died\nit began in 1990\n")
+    (test / "test.ref.1").write_text("the winner passed away\nit started in 1990\n")
+    (test / "segment.json").write_text("{}")
+    rules = root / "data/raw/ppdb"
+    rules.mkdir(parents=True)
+    (rules / "ppdb-1.0-xxxl-lexical.synonyms.tsv").write_text("recipient\twinner\ncommenced\tbegan\n")
+
+
+def test_system_and_evaluate_through_the_cli(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _tiny_turk(tmp_path)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(_project(suites=["simplification"], data=["turk"])))
+    for name in ("simp_identity", "simp_ppdb_word", "simp_ppdb_phrase", "simp_oracle"):
+        assert main(["system", "--name", name]) == 0
+    assert Path("runs/simp_identity/test.hyp").read_text() == "the recipient passed away\nit was commenced in 1990\n"
+    assert Path("runs/simp_ppdb_word/test.hyp").read_text() == "the winner passed away\nit was began in 1990\n"
+    assert Path("runs/simp_ppdb_phrase/test.hyp").read_text() == Path("data/segmented/turk.word/test.src").read_text()
+    assert Path("runs/simp_oracle/test.hyp").read_text() == "the winner died\nit began in 1990\n"
+    assert main(["evaluate", "--experiment", "simp_oracle"]) == 0
+    metrics = json.loads(Path("results/metrics/simp_oracle.json").read_text())
+    assert (metrics["count"], metrics["references"]) == (2, 2)
+    assert metrics["bleu"]["score"] == pytest.approx(100.0)  # the output is reference 0 itself
+    assert main(["system", "--name", "nope"]) == 2
+    assert "unknown system 'nope'" in capsys.readouterr().err
+
+
+def test_a_malformed_rule_file_is_named_with_its_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _tiny_turk(tmp_path)
+    (tmp_path / "data/raw/ppdb/ppdb-1.0-xxxl-lexical.synonyms.tsv").write_text("recipient\twinner\nbroken line\n")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(_project(suites=["simplification"], data=["turk"])))
+    assert main(["system", "--name", "simp_ppdb_word"]) == 2
+    assert "data/raw/ppdb/ppdb-1.0-xxxl-lexical.synonyms.tsv:2: expected 2 tab-separated fields" \
+        in capsys.readouterr().err
+    assert not Path("runs/simp_ppdb_word/test.hyp").exists()
+
+
+def test_skip_sweep_scores_every_probability_over_its_seeds(tmp_path, monkeypatch):
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_turk(tmp_path)
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["systems"]["simp_skip"].update(sweep=[0.0, 1.0], seeds=3)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    assert main(["system", "--name", "simp_identity"]) == 0
+    assert main(["evaluate", "--experiment", "simp_identity"]) == 0
+    identity = json.loads(Path("results/metrics/simp_identity.json").read_text())
+    assert main(["skip-sweep", "--name", "simp_skip", "--quiet"]) == 0
+    with open("results/tables/simp_skip_sweep.csv", newline="") as handle:
+        rows = {float(r["probability"]): r for r in csv.DictReader(handle)}
+    assert rows[0.0]["seeds"] == "3"
+    # p = 0 keeps every word: each seed gives the identity's scores, so sd 0
+    assert float(rows[0.0]["sari_mean"]) == pytest.approx(identity["sari"]["score"], abs=1e-4)
+    assert float(rows[0.0]["bleu_mean"]) == pytest.approx(identity["bleu"]["score"], abs=1e-4)
+    assert float(rows[0.0]["sari_sd"]) == 0.0
+    # p = 1 drops every word: empty outputs have no n-gram in common with anything
+    assert float(rows[1.0]["bleu_mean"]) == 0.0
+    assert Path("results/figures/simp_skip_sweep.png").stat().st_size > 0
+    assert "| 1 | " in Path("results/tables/simp_skip_sweep.md").read_text()
+    assert main(["skip-sweep", "--name", "simp_identity"]) == 2  # not a skip system with a sweep
