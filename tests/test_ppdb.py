@@ -60,7 +60,6 @@ def test_dmass_rule_lists_and_gzip(tmp_path):
 
 @pytest.mark.parametrize("fmt, text, line, expected", [
     ("pairs", "a\tb\nx y z\n", 2, "expected 2 tab-separated fields"),
-    ("pairs", "a\tb\nc\t \n", 2, "the simple side is empty"),
     ("simpleppdb", "3.4\t0.9\t[NN]\ta\tb\n3.4\thigh\t[NN]\ta\tb\n", 2, "simplification score 'high' is not a number"),
     ("simpleppdb", "3.4\t0.9\tNN\ta\tb\n", 1, "syntactic tag like [NN]"),
     ("simpleppdb", "3.4\t0.9\t[NN]\ta\n", 1, "expected 5 tab-separated fields"),
@@ -76,6 +75,15 @@ def test_malformed_lines_name_file_line_and_expectation(tmp_path, fmt, text, lin
         list(read_rules(path, fmt))
     assert str(error.value).startswith(f"{path}:{line}: ")
     assert expected in str(error.value)
+
+
+def test_a_side_without_a_token_is_skipped_and_counted(tmp_path, caplog):
+    # The real PPDB 1.0 pairs hold "\x16<TAB>\x1d" (line 59,175): control characters, no word.
+    path = write(tmp_path / "pairs.tsv", "a\tb\n\x16\t\x1d\nc\t \nd\te\n")
+    with caplog.at_level("WARNING"):
+        rules = list(read_rules(path, "pairs"))
+    assert [r.complex for r in rules] == [("a",), ("d",)]
+    assert f"{path}: 2 rule(s) skipped, a side with no token once split on whitespace (lines 2, 3)" in caplog.text
 
 
 def test_unknown_format_and_non_utf8(tmp_path):

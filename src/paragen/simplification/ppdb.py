@@ -22,11 +22,13 @@ phrase and both).
 from __future__ import annotations
 
 import gzip
+import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Literal
 
+log = logging.getLogger(__name__)
 RuleFormat = Literal["pairs", "simpleppdb", "ppdb2", "dmass"]
 Granularity = Literal["word", "phrase", "both"]
 FORMATS: tuple[str, ...] = ("pairs", "simpleppdb", "ppdb2", "dmass")
@@ -36,6 +38,11 @@ UNWEIGHTED = 1.0
 
 class RuleError(ValueError):
     """A rule file that cannot be read; the message names file, line and what was expected."""
+
+
+class _BlankSide(ValueError):
+    """A side with no token once split on whitespace (the real PPDB 1.0 pairs hold a few control-character
+    "words", e.g. line 59,175 is ``\x16<TAB>\x1d``): such a rule is skipped and counted, not fatal."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ class Rule:
 def _phrase(text: str, what: str) -> tuple[str, ...]:
     tokens = tuple(text.split())
     if not tokens:
-        raise ValueError(f"the {what} is empty")
+        raise _BlankSide(f"the {what} has no token")
     return tokens
 
 
@@ -125,6 +132,7 @@ def read_rules(path: str | Path, fmt: RuleFormat) -> Iterator[Rule]:
         raise RuleError(f"unknown rule format {fmt!r}; allowed values: {', '.join(FORMATS)}")
     path = Path(path)
     parse = PARSERS[fmt]
+    blank: list[int] = []
     try:
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
@@ -133,10 +141,15 @@ def read_rules(path: str | Path, fmt: RuleFormat) -> Iterator[Rule]:
                     continue
                 try:
                     yield parse(line)
+                except _BlankSide:
+                    blank.append(number)
                 except ValueError as error:
                     raise RuleError(f"{path}:{number}: {error} ({fmt} format): {line[:200]!r}") from None
     except UnicodeDecodeError as error:
         raise RuleError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    if blank:
+        log.warning("%s: %d rule(s) skipped, a side with no token once split on whitespace (lines %s)", path,
+                    len(blank), ", ".join(map(str, blank[:10])) + (" ..." if len(blank) > 10 else ""))
 
 
 def load_rules(path: str | Path, fmt: RuleFormat, granularity: Granularity = "both") -> list[Rule]:
