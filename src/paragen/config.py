@@ -190,6 +190,7 @@ class RuleFileConfig(_Strict):
     format: Literal["pairs", "simpleppdb", "ppdb2", "dmass"] = Field(
         description="pairs: word<TAB>word (weight 1); simpleppdb: 5 columns; ppdb2: ' ||| ' fields; dmass: X=>a=>b=>w")
     title: str = Field(description="what the table captions call it")
+    note: str = Field("", description="what a reader must know about these rules (shown in the caption)")
 
     @property
     def path(self) -> str:

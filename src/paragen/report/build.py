@@ -97,7 +97,9 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
                          "to right, the highest weight where several apply")
         else:
             parts.append(f"{name}: the source unchanged")
-    return "Rows without training: " + "; ".join(parts) + "." if parts else ""
+    notes = [config.rules[r].note for r in dict.fromkeys(config.systems[n].rules for n in names if config.systems[n].rules)
+             if r is not None and config.rules[r].note]
+    return ("Rows without training: " + "; ".join(parts) + "." + "".join(f" {n}" for n in notes)) if parts else ""
 
 
 def _write(table: ResultTable) -> None:
