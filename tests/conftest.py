@@ -15,7 +15,8 @@ from paragen.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_PARAMS = ROOT / "tests" / "fixtures" / "tiny_params.yaml"
-ARCHITECTURES = ("encdec", "rnnsearch", "copynet", "wean")
+ARCHITECTURES = ("encdec", "rnnsearch", "copynet", "wean", "transformer")
+RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding")
 MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
 """The public-data mirror (../shared/data beside the checkout); tests that need it skip when it is absent."""
 
@@ -31,8 +32,14 @@ def vocab() -> Vocabulary:
 
 
 def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Module:
+    """A small model in eval mode; the transformer ignores recurrent-only overrides (e.g. ``cell``)."""
     torch.manual_seed(0)
-    config = ModelConfig(architecture=architecture, embedding_size=8, hidden_size=12, **overrides)
+    if architecture == "transformer":
+        overrides = {k: v for k, v in overrides.items() if k not in RECURRENT_ONLY}
+        config = ModelConfig(architecture=architecture, embedding_size=8, heads=2, key_size=4, feedforward_size=16,
+                             **overrides)
+    else:
+        config = ModelConfig(architecture=architecture, embedding_size=8, hidden_size=12, **overrides)
     return build_model(config, vocab_size).eval()
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from paragen.data.corpus import MAX_LINE_CHARS
 
-Architecture = Literal["encdec", "rnnsearch", "copynet", "wean"]
+Architecture = Literal["encdec", "rnnsearch", "copynet", "wean", "transformer"]
 AttentionScore = Literal["dot", "general", "concat", "bahdanau"]
 WeanScore = Literal["dot", "general", "concat"]
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -125,9 +125,21 @@ class ModelConfig(_Strict):
         "c_{t-1} (RNNSearch, CopyNet and Enc-Dec's own update) or Luong et al. (2015)'s attentional vector "
         "h~_{t-1} = tanh(W_c[s;c]) (WEAN's q_{t-1}; WEAN's Seq2seq, SPM's EncDec)")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    heads: PositiveInt = Field(5, description="transformer: attention heads h")
+    key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
+    feedforward_size: PositiveInt | None = Field(
+        None, description="transformer: inner size of the ReLU feed-forward sublayer (default 4 x d_model, "
+        "Vaswani et al.'s ratio)")
 
     @model_validator(mode="after")
-    def _feeding_fits_architecture(self) -> "ModelConfig":
+    def _fields_fit_architecture(self) -> "ModelConfig":
+        recurrent_only = {"hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding"}
+        transformer_only = {"heads", "key_size", "feedforward_size"}
+        wrong = (recurrent_only if self.architecture == "transformer" else transformer_only) & self.model_fields_set
+        if wrong:
+            kind = "the transformer (its width is embedding_size = d_model)" if self.architecture == "transformer" \
+                else f"{self.architecture} (a recurrent model)"
+            raise ValueError(f"{', '.join(sorted(wrong))}: not a setting of {kind}")
         if self.input_feeding == "attentional" and self.architecture not in ("rnnsearch", "wean"):
             raise ValueError(f"input_feeding: 'attentional' needs an attentional output layer (rnnsearch, wean); "
                              f"{self.architecture} keeps its paper's update, use 'context'")

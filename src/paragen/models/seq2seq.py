@@ -101,9 +101,14 @@ class Seq2Seq(nn.Module):
         return torch.stack(steps, dim=1)
 
     def loss(self, batch: Batch) -> tuple[torch.Tensor, int]:
-        """Mean token negative log-likelihood (Gu et al. Eq. 10, per token) and the token count."""
-        log_probs = self(batch)
-        gold = self.target_ids(batch.tgt_out)
-        nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
-        tokens = int((gold != PAD_ID).sum())
-        return nll / max(tokens, 1), tokens
+        return token_nll(self, batch)
+
+
+def token_nll(model: nn.Module, batch: Batch) -> tuple[torch.Tensor, int]:
+    """Mean token negative log-likelihood (Gu et al. Eq. 10, per token) and the token count, for any model
+    whose ``forward`` gives teacher-forced log-probabilities and ``target_ids`` the ids it can score."""
+    log_probs = model(batch)
+    gold = model.target_ids(batch.tgt_out)
+    nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
+    tokens = int((gold != PAD_ID).sum())
+    return nll / max(tokens, 1), tokens
