@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from paragen.config import ModelConfig, TrainingConfig
@@ -33,10 +34,10 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def _run(tmp_path, name, tiny_config, data, max_epochs=4, **kwargs):
+def _run(tmp_path, name, tiny_config, data, max_epochs=4, schedule=None, **kwargs):
     train_data, valid_data, vocab = data
     training = TrainingConfig(batch_size=8, max_epochs=max_epochs, patience=10, valid_max_length=20, seed=5,
-                              threads=1)
+                              threads=1, **(schedule or {}))
     model = ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16, dropout=0.3)
     return train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
                  vocab=vocab, run_dir=tmp_path / name, device=torch.device("cpu"), progress=False, **kwargs)
@@ -55,12 +56,15 @@ def test_outputs_and_log(tmp_path, tiny_config):
     assert model.copies
 
 
-def test_interrupted_run_resumes_to_identical_weights(tmp_path, tiny_config):
+@pytest.mark.parametrize("schedule", [None, {"schedule": "inverse_sqrt", "warmup_steps": 3, "learning_rate": 0.01},
+                                      {"schedule": "halve_after", "halve_after_epoch": 1}],
+                         ids=["constant", "inverse_sqrt", "halve_after"])
+def test_interrupted_run_resumes_to_identical_weights(tmp_path, tiny_config, schedule):
     data = _data(tmp_path, tiny_config)
-    _run(tmp_path, "full", tiny_config, data)
-    stopped = _run(tmp_path, "resumed", tiny_config, data, stop_after_epoch=2)
+    _run(tmp_path, "full", tiny_config, data, schedule=schedule)
+    stopped = _run(tmp_path, "resumed", tiny_config, data, schedule=schedule, stop_after_epoch=2)
     assert stopped.epoch == 2 and not (tmp_path / "resumed" / "best.pt").exists()  # nothing published
-    _run(tmp_path, "resumed", tiny_config, data)
+    _run(tmp_path, "resumed", tiny_config, data, schedule=schedule)
     for name in ("last.pt", "best.pt"):
         assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
     assert (tmp_path / "full" / "train_log.csv").read_text().count("\n") == 5
@@ -119,3 +123,29 @@ def test_kill_9_then_resume_matches_uninterrupted(tmp_path):
     for name in ("last.pt", "best.pt"):
         assert _same(_weights(tmp_path / "a" / "runs" / "t_copynet" / name),
                      _weights(tmp_path / "b" / "runs" / "t_copynet" / name))
+
+
+def test_learning_rate_schedules_by_hand():
+    from paragen.schedules import rate_multiplier, set_rate
+
+    warm = TrainingConfig(schedule="inverse_sqrt", warmup_steps=4)
+    # rises linearly to 1 at step 4, then (step / 4)^-0.5: step 16 -> 1/2, step 64 -> 1/4
+    assert [rate_multiplier(warm, s, 1) for s in (1, 2, 4, 16, 64)] == [0.25, 0.5, 1.0, 0.5, 0.25]
+    halve = TrainingConfig(schedule="halve_after", halve_after_epoch=9)
+    assert [rate_multiplier(halve, 100, e) for e in (1, 9, 10, 11, 12)] == [1, 1, 0.5, 0.25, 0.125]
+    assert rate_multiplier(TrainingConfig(), 12345, 30) == 1.0
+    optimizer = torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    assert set_rate(optimizer, TrainingConfig(learning_rate=0.002, schedule="halve_after", halve_after_epoch=1),
+                    step=7, epoch=3) == pytest.approx(0.0005)
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.0005)
+
+
+def test_adam_settings_reach_the_optimiser(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "vaswani", tiny_config, data, max_epochs=1,
+         schedule={"adam_betas": [0.9, 0.98], "adam_eps": 1e-9, "schedule": "inverse_sqrt", "warmup_steps": 2})
+    saved = torch.load(tmp_path / "vaswani" / "resume" / "state.pt", weights_only=True)
+    group = saved["optimizer"]["param_groups"][0]
+    assert tuple(group["betas"]) == (0.9, 0.98) and group["eps"] == 1e-9
+    steps = saved["train_state"]["optimizer_steps"]
+    assert steps > 2 and group["lr"] == pytest.approx(1e-3 * (steps / 2) ** -0.5)

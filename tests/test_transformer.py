@@ -198,3 +198,24 @@ def test_greedy_step_starts_from_bos_alone():
     assert out.state["position"].tolist() == [1, 1]
     assert out.attention.shape == (2, batch.src.size(1))
     assert out.attention[1, 2:].tolist() == [0.0, 0.0, 0.0]  # sentence 2 has 2 source tokens: padding gets none
+
+
+def test_trains_with_the_warm_up_schedule_and_reloads_from_its_checkpoint(tmp_path, tiny_config):
+    from paragen.config import TrainingConfig
+    from paragen.data.corpus import read_split
+    from paragen.data.synthetic import generate, write_splits
+    from paragen.training import load_model, train
+
+    write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
+    train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")
+    vocab = Vocabulary.build([train_data.sources, train_data.targets])
+    config = ModelConfig(architecture="transformer", embedding_size=16, heads=2, key_size=8, encoder_layers=1,
+                         decoder_layers=1, dropout=0.1)
+    training = TrainingConfig(batch_size=8, max_epochs=2, patience=5, valid_max_length=20, seed=3, threads=1,
+                              schedule="inverse_sqrt", warmup_steps=5, learning_rate=0.005, adam_betas=(0.9, 0.98))
+    state = train(model_config=config, training=training, train_data=train_data, valid_data=valid_data, vocab=vocab,
+                  run_dir=tmp_path / "run", device=torch.device("cpu"), progress=False)
+    rows = state.log_rows
+    assert rows[1]["train_loss"] < rows[0]["train_loss"]  # it learns
+    model, _ = load_model(tmp_path / "run" / "best.pt", torch.device("cpu"))
+    assert type(model).__name__ == "Transformer" and model.model_size == 16

@@ -135,7 +135,9 @@ class ModelConfig(_Strict):
     def _fields_fit_architecture(self) -> "ModelConfig":
         recurrent_only = {"hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding"}
         transformer_only = {"heads", "key_size", "feedforward_size"}
-        wrong = (recurrent_only if self.architecture == "transformer" else transformer_only) & self.model_fields_set
+        # A value equal to the default is harmless (a checkpoint stores every field of its configuration).
+        wrong = {name for name in (recurrent_only if self.architecture == "transformer" else transformer_only)
+                 if name in self.model_fields_set and getattr(self, name) != type(self).model_fields[name].default}
         if wrong:
             kind = "the transformer (its width is embedding_size = d_model)" if self.architecture == "transformer" \
                 else f"{self.architecture} (a recurrent model)"
@@ -150,7 +152,16 @@ class TrainingConfig(_Strict):
     """Optimiser and stopping rule; the paper settings live in params.yaml."""
 
     optimizer: Literal["adam"] = "adam"
-    learning_rate: Annotated[float, Field(gt=0.0)] = 1e-3
+    learning_rate: Annotated[float, Field(gt=0.0)] = Field(1e-3, description="the rate, or the schedule's peak")
+    schedule: Literal["constant", "inverse_sqrt", "halve_after"] = Field(
+        "constant", description="inverse_sqrt: Vaswani et al.'s warm-up then 1/sqrt(step) decay (003); halve_after: "
+        "x0.5 per epoch after halve_after_epoch (004)")
+    warmup_steps: PositiveInt = Field(4000, description="inverse_sqrt: optimiser steps of linear warm-up")
+    halve_after_epoch: PositiveInt = Field(9, description="halve_after: the last epoch at the full rate")
+    adam_betas: Annotated[tuple[Annotated[float, Field(ge=0.0, lt=1.0)], Annotated[float, Field(ge=0.0, lt=1.0)]],
+                          BeforeValidator(lambda value: tuple(value) if isinstance(value, list) else value)] = Field(
+        (0.9, 0.999), description="Adam's beta1, beta2 (Vaswani et al.: 0.9, 0.98)")
+    adam_eps: Annotated[float, Field(gt=0.0)] = Field(1e-8, description="Adam's epsilon (Vaswani et al.: 1e-9)")
     batch_size: PositiveInt = 64
     max_epochs: PositiveInt = 20
     patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")

@@ -21,6 +21,7 @@ class TrainState:
     bad_epochs: int = 0
     log_rows: list[dict[str, float]] = field(default_factory=list)
     finished: bool = False
+    optimizer_steps: int = 0  # what the learning-rate schedule counts (absent from states saved before it: 0)
 
     def stopped(self, training: TrainingConfig) -> bool:
         """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""

@@ -40,6 +40,7 @@ from paragen.data.fetch import digests
 from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
+from paragen.schedules import set_rate
 from paragen.runlock import run_lock
 from paragen.stopping_rule import TrainState, replayed_stop
 from paragen.validation import Validator, make_validator
@@ -215,7 +216,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     torch.manual_seed(training.seed)
     random.seed(training.seed)
     model = build_model(model_config, len(vocab)).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate)
+    optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=training.adam_betas,
+                                 eps=training.adam_eps)
     state = TrainState()
 
     if resume_path.exists():
@@ -250,6 +252,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         total_loss, total_tokens = 0.0, 0
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
         for batch in bar:
+            state.optimizer_steps += 1
+            set_rate(optimizer, training, state.optimizer_steps, epoch)
             optimizer.zero_grad()
             with autocast(device, training.amp):
                 loss, tokens = model.loss(batch.to(device))
