@@ -49,7 +49,8 @@ def bench_model(name: str, args: argparse.Namespace, vocab: Vocabulary, sources,
             started, tokens = time.perf_counter(), 0
         optimizer.zero_grad()
         with autocast(device, args.amp):
-            loss, n = model.loss(batch.to(device))
+            result = model.loss(batch.to(device))
+        loss, n = result.total, result.tokens
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         optimizer.step()

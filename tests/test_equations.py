@@ -382,7 +382,8 @@ def test_copynet_trains_a_copied_oov_word_on_its_extended_slot():
     batch = make_batch([["a", "kappa"]], [["kappa"]], vocab)
     assert model.target_ids(batch.tgt_out)[0].tolist() == [V, 3]
     log_probs = model(batch)
-    loss, tokens = model.loss(batch)
+    result = model.loss(batch)
+    loss, tokens = result.total, result.tokens
     assert tokens == 2
     assert loss.item() == pytest.approx(-(log_probs[0, 0, V].item() + log_probs[0, 1, 3].item()) / 2, abs=1e-6)
 
@@ -391,7 +392,8 @@ def test_a_one_token_target_loss_is_that_tokens_nll():
     vocab = Vocabulary(list(SPECIALS) + ["a", "b"])
     model = fix_weights(tiny_model("rnnsearch", len(vocab))).eval()
     batch = make_batch([["a", "b"]], [[]], vocab)  # the target is </s> alone
-    loss, tokens = model.loss(batch)
+    result = model.loss(batch)
+    loss, tokens = result.total, result.tokens
     assert tokens == 1
     assert loss.item() == pytest.approx(-model(batch)[0, 0, 3].item(), abs=1e-6)
 

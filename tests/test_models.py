@@ -18,11 +18,17 @@ def test_output_shapes_and_loss_is_mean_token_nll(architecture, vocab):
     log_probs = model(batch)
     width = len(vocab) + (1 if architecture == "copynet" else 0)  # one OOV per sentence (zz, yy)
     assert log_probs.shape == (2, batch.tgt_in.size(1), width)
-    loss, tokens = model.loss(batch)
+    result = model.loss(batch)
+    loss, tokens = result.total, result.tokens
     assert tokens == 2 + 1 + 4 + 1
     gold = model.target_ids(batch.tgt_out)
     picked = [-log_probs[b, t, gold[b, t]].item() for b in range(2) for t in range(gold.size(1)) if gold[b, t] != 0]
     assert loss.item() == pytest.approx(sum(picked) / len(picked), abs=1e-6)
+    # token accuracy: real target positions whose highest-scoring id is the gold one, counted in the test
+    hits = sum(int(log_probs[b, t].argmax().item() == gold[b, t].item())
+               for b in range(2) for t in range(gold.size(1)) if gold[b, t] != 0)
+    assert result.correct == hits
+    assert result.terms == {"nll": pytest.approx(loss.item())}
 
 
 def test_extended_vocabulary_ids(vocab):
@@ -90,14 +96,14 @@ def test_models_train_under_bf16_autocast(architecture, vocab):
     """The CUDA bf16 path, exercised with CPU autocast: same loss to bf16 precision, finite gradients."""
     model = tiny_model(architecture, len(vocab), cell="lstm", decoder_layers=2)  # eval mode: no dropout
     batch = make_batch(SOURCES, TARGETS, vocab)
-    full, _ = model.loss(batch)
+    full = model.loss(batch).total
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
-        mixed, _ = model.loss(batch)
+        mixed = model.loss(batch).total
     assert mixed.dtype == torch.float32  # log-softmax and the loss stay in float32
     assert mixed.item() == pytest.approx(full.item(), rel=0.05)
     mixed.backward()
     full_model = tiny_model(architecture, len(vocab), cell="lstm", decoder_layers=2)
-    full_model.loss(batch)[0].backward()
+    full_model.loss(batch).total.backward()
     for (name, p), q in zip(model.named_parameters(), full_model.parameters()):
         if p.grad is not None:
             assert torch.allclose(p.grad, q.grad, atol=0.02, rtol=0.1), name

@@ -149,3 +149,24 @@ def test_adam_settings_reach_the_optimiser(tmp_path, tiny_config):
     assert tuple(group["betas"]) == (0.9, 0.98) and group["eps"] == 1e-9
     steps = saved["train_state"]["optimizer_steps"]
     assert steps > 2 and group["lr"] == pytest.approx(1e-3 * (steps / 2) ** -0.5)
+
+
+def test_the_log_reports_token_accuracy_and_extra_validation_metrics(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "monitored", tiny_config, data, max_epochs=2, schedule={"log_metrics": ["exact_match", "bleu"]})
+    rows = list(csv.DictReader(open(tmp_path / "monitored" / "train_log.csv")))
+    assert tuple(rows[0]) == LOG_FIELDS + ("valid_exact_match", "valid_bleu")
+    for row in rows:
+        assert 0.0 <= float(row["train_accuracy"]) <= 100.0 and 0.0 <= float(row["valid_accuracy"]) <= 100.0
+        # the selection metric is exact match too, from the same greedy outputs
+        assert float(row["valid_exact_match"]) == float(row["valid_metric"])
+
+
+def test_sari_validator_by_hand():
+    from paragen.data.corpus import ParallelCorpus
+    from paragen.validation import make_validator
+
+    # source "a b c", output "a b", reference "a": add 0, keep (2/3)/4, delete (2/3 + 2/3 + 1 + 0)/4 (worked
+    # out in tests/test_scoring_variants.py) -> SARI = 100 (1/6 + 7/12) / 3 = 25
+    validator = make_validator("sari", ParallelCorpus([["a", "b", "c"]], [["a"]]), [["a"]])
+    assert validator([["a", "b"]]) == pytest.approx(25.0)

@@ -76,13 +76,13 @@ def cmd_vocab(args: argparse.Namespace) -> None:
     log.info("%s: vocabulary of %d tokens", args.dataset, len(vocab))
 
 
-def _validator(config: ParagenConfig, experiment: str, valid):
-    """The model-selection metric on the validation split (never the test set)."""
+def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None = None):
+    """A metric on the validation split (never the test set): by default the model-selection one."""
     from paragen.config import RealDataset
     from paragen.validation import make_validator, reference_sets
 
     spec = config.experiments[experiment]
-    metric = config.training[spec.training].valid_metric
+    metric = metric or config.training[spec.training].valid_metric
     dataset = config.datasets[spec.dataset]
     if metric == "neg_loss" or not isinstance(dataset, RealDataset):
         return None  # train()'s own default: the metric against the validation targets, or the loss
@@ -107,6 +107,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         vocab=Vocabulary.load(data.vocab), run_dir=pipeline.run_dir(args.experiment),
         device=pick_device(args.device), progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
+        monitors={m: _validator(config, args.experiment, valid, m) for m in config.training[spec.training].log_metrics},
         extra_inputs=reference_files(data.directory, "valid") if data.real else (),
     )
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,

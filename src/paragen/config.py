@@ -166,8 +166,11 @@ class TrainingConfig(_Strict):
     max_epochs: PositiveInt = 20
     patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")
     clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
-    valid_metric: Literal["exact_match", "bleu", "rouge2", "neg_loss"] = Field(
+    valid_metric: Literal["exact_match", "bleu", "sari", "rouge2", "neg_loss"] = Field(
         "exact_match", description="model selection on the validation set (greedy decoding); never the test set")
+    log_metrics: list[Literal["exact_match", "bleu", "sari", "rouge2"]] = Field(
+        default_factory=list, description="also logged per epoch from the same greedy validation outputs, as "
+        "valid_<metric> columns of train_log.csv (003 Figure 1 plots SARI and BLEU)")
     valid_max_length: PositiveInt = 100
     seed: int = 1
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")

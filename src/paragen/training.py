@@ -48,7 +48,9 @@ from paragen.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
-LOG_FIELDS = ("epoch", "train_loss", "valid_loss", "valid_metric", "wall_time_s", "tokens_per_s")
+LOG_FIELDS = ("epoch", "train_loss", "valid_loss", "valid_metric", "wall_time_s", "tokens_per_s", "train_accuracy",
+              "valid_accuracy")
+"""Columns of train_log.csv; ``training.*.log_metrics`` add ``valid_<metric>`` columns after them."""
 
 
 def pick_device(requested: str | None = None) -> torch.device:
@@ -162,7 +164,8 @@ def check_stopping_rule(state: TrainState, training: TrainingConfig, resume_dir:
 
 def _log_csv(rows: list[dict[str, float]]) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=LOG_FIELDS, lineterminator="\n")
+    extra = [key for row in rows for key in row if key not in LOG_FIELDS]
+    writer = csv.DictWriter(buffer, fieldnames=list(LOG_FIELDS) + list(dict.fromkeys(extra)), lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
@@ -170,13 +173,15 @@ def _log_csv(rows: list[dict[str, float]]) -> str:
 
 @torch.no_grad()
 def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, batch_size: int,
-                    device: torch.device) -> float:
+                    device: torch.device) -> tuple[float, float]:
+    """Teacher-forced loss per token and token accuracy (%) on the validation split."""
     model.eval()
-    total, tokens = 0.0, 0
+    total, tokens, correct = 0.0, 0, 0
     for batch in iterate_batches(data.sources, data.targets, vocab, batch_size):
-        loss, n = model.loss(batch.to(device))
-        total, tokens = total + loss.item() * n, tokens + n
-    return total / max(tokens, 1)
+        result = model.loss(batch.to(device))
+        total, tokens, correct = total + result.total.item() * result.tokens, tokens + result.tokens, \
+            correct + result.correct
+    return total / max(tokens, 1), 100.0 * correct / max(tokens, 1)
 
 
 def autocast(device: torch.device, enabled: bool) -> torch.autocast:
@@ -197,7 +202,8 @@ def _holding_run_lock(train_fn: Callable[..., TrainState]) -> Callable[..., Trai
 def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
           valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: str | Path, device: torch.device,
           progress: bool = True, stop_after_epoch: int | None = None,
-          validator: Validator | None = None, extra_inputs: Sequence[str | Path] = ()) -> TrainState:
+          validator: Validator | None = None, extra_inputs: Sequence[str | Path] = (),
+          monitors: dict[str, Validator | None] | None = None) -> TrainState:
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
     ``validator`` scores greedy validation hypotheses for model selection (default: exact match
@@ -240,6 +246,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                             batch_size=training.batch_size, stopping="early")
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
+    monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
     while not state.finished:
         if stop_after_epoch is not None and state.epoch >= stop_after_epoch:
             return state
@@ -249,31 +256,36 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         generator = torch.Generator().manual_seed(training.seed + epoch)
         batches = list(iterate_batches(train_data.sources, train_data.targets, vocab, training.batch_size,
                                        generator))
-        total_loss, total_tokens = 0.0, 0
+        total_loss, total_tokens, total_correct = 0.0, 0, 0
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
         for batch in bar:
             state.optimizer_steps += 1
             set_rate(optimizer, training, state.optimizer_steps, epoch)
             optimizer.zero_grad()
             with autocast(device, training.amp):
-                loss, tokens = model.loss(batch.to(device))
+                result = model.loss(batch.to(device))
+            loss, tokens = result.total, result.tokens
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
             total_loss, total_tokens = total_loss + loss.item() * tokens, total_tokens + tokens
+            total_correct += result.correct
             bar.set_postfix(loss=f"{loss.item():.3f}")
         train_time = time.perf_counter() - started
 
-        valid_loss = validation_loss(model, valid_data, vocab, training.batch_size, device)
-        if validator is not None:
+        valid_loss, valid_accuracy = validation_loss(model, valid_data, vocab, training.batch_size, device)
+        outputs = None
+        if validator is not None or monitors:
             hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
-            metric = validator([h.nbest[0] for h in hyps])
-        else:
-            metric = -valid_loss
+            outputs = [h.nbest[0] for h in hyps]
+        metric = validator(outputs) if validator is not None else -valid_loss
         row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),
                "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
                "wall_time_s": round(time.perf_counter() - started, 2),
-               "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1)}
+               "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1),
+               "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
+               "valid_accuracy": round(valid_accuracy, 3),
+               **{f"valid_{m}": round(score(outputs), 4) for m, score in monitors.items()}}
         log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", run_dir.name,
                  epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
                  row["tokens_per_s"])

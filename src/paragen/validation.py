@@ -28,7 +28,8 @@ def reference_sets(directory: str | Path, split: str) -> list[list[str]]:
 
 def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Sequence[str]] | None = None,
                    lowercase: bool = True, rouge_unit: str = "char") -> Validator:
-    """A function from hypotheses to the ``metric`` (``exact_match``, ``bleu`` or ``rouge2``) on ``data``."""
+    """A function from hypotheses to the ``metric`` (``exact_match``, ``bleu``, ``sari`` (legacy, against the
+    validation sources) or ``rouge2``) on ``data``."""
     refs = [list(r) for r in references] if references else [[" ".join(t) for t in data.targets]]
     if metric == "exact_match":
         return lambda hyps: exact_match(hyps, data.targets)
@@ -36,8 +37,13 @@ def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Seque
         from paragen.metrics.bleu import corpus_bleu
 
         return lambda hyps: corpus_bleu([" ".join(h) for h in hyps], refs, lowercase).score
+    if metric == "sari":
+        from paragen.metrics.sari import corpus_sari
+
+        sources = [" ".join(s) for s in data.sources]
+        return lambda hyps: corpus_sari(sources, [" ".join(h) for h in hyps], refs, mode="legacy").sari
     if metric == "rouge2":
         from paragen.metrics.rouge import corpus_rouge
 
         return lambda hyps: corpus_rouge([" ".join(h) for h in hyps], refs[0], rouge_unit).rouge2
-    raise ValueError(f"no validator for {metric!r}; allowed values: exact_match, bleu, rouge2")
+    raise ValueError(f"no validator for {metric!r}; allowed values: exact_match, bleu, sari, rouge2")

@@ -100,15 +100,32 @@ class Seq2Seq(nn.Module):
             steps.append(out.log_probs)
         return torch.stack(steps, dim=1)
 
-    def loss(self, batch: Batch) -> tuple[torch.Tensor, int]:
+    def loss(self, batch: Batch) -> "Loss":
         return token_nll(self, batch)
 
 
-def token_nll(model: nn.Module, batch: Batch) -> tuple[torch.Tensor, int]:
-    """Mean token negative log-likelihood (Gu et al. Eq. 10, per token) and the token count, for any model
-    whose ``forward`` gives teacher-forced log-probabilities and ``target_ids`` the ids it can score."""
+@dataclass
+class Loss:
+    """What one batch contributes: the objective, and what the per-epoch log reports about it.
+
+    Models with auxiliary objectives (SPM's source-side loss, the critic loss) add their terms to
+    ``total`` and name them in ``terms``; the one trainer only minimises ``total``.
+    """
+
+    total: torch.Tensor  # scalar the optimiser minimises
+    tokens: int  # target tokens scored (padding excluded)
+    correct: int  # of those, how many the teacher-forced argmax predicts (token accuracy)
+    terms: dict[str, float]  # each term of ``total`` (for the log)
+
+
+def token_nll(model: nn.Module, batch: Batch) -> Loss:
+    """Mean token negative log-likelihood (Gu et al. Eq. 10, per token), for any model whose ``forward``
+    gives teacher-forced log-probabilities and ``target_ids`` the ids it can score."""
     log_probs = model(batch)
     gold = model.target_ids(batch.tgt_out)
     nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
-    tokens = int((gold != PAD_ID).sum())
-    return nll / max(tokens, 1), tokens
+    real = gold != PAD_ID
+    tokens = int(real.sum())
+    correct = int(((log_probs.argmax(-1) == gold) & real).sum())
+    mean = nll / max(tokens, 1)
+    return Loss(mean, tokens, correct, {"nll": float(mean.detach())})

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from paragen.batching import Batch
-from paragen.models.seq2seq import State, StepOutput, token_nll
+from paragen.models.seq2seq import Loss, State, StepOutput, token_nll
 from paragen.models.state import Encoded
 from paragen.vocabulary import PAD_ID, UNK_ID
 
@@ -207,5 +207,5 @@ class Transformer(nn.Module):
                          encoded.projections[f"cross_v{index}"], cross_mask)
         return torch.log_softmax(self.projection(x).float(), dim=-1)
 
-    def loss(self, batch: Batch) -> tuple[torch.Tensor, int]:
+    def loss(self, batch: Batch) -> Loss:
         return token_nll(self, batch)

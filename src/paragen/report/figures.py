@@ -15,8 +15,9 @@ from paragen.atomic import atomic_path  # noqa: E402
 
 
 def read_log(path: Path) -> list[dict[str, float]]:
+    """Rows of a train_log.csv; a column an older run did not write (an empty cell) reads as NaN."""
     with open(path, encoding="utf-8") as handle:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+        return [{k: float(v) if v != "" else float("nan") for k, v in row.items()} for row in csv.DictReader(handle)]
 
 
 def _save(fig: plt.Figure, path: str | Path) -> None:
