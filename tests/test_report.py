@@ -109,3 +109,32 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
     assert [s["line"] for s in shown] == [3]  # no wrong output of that rule type: only the correct one is shown
     assert "rule type x->x" in title and "first test line whose top-1 output equals the reference" in title
     assert "best epoch 2 of 2 run" in Path("results/tables/copynet_synthetic.md").read_text()
+
+
+def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_path, monkeypatch, tiny_config):
+    import yaml
+
+    from paragen import pipeline
+    from paragen.config import parse_config
+    from paragen.report import build, figures
+
+    monkeypatch.chdir(tmp_path)
+    raw = tiny_config.model_dump(exclude_unset=True)
+    training = raw["experiments"]["t_copynet"]["training"]
+    raw["training"][training] = {**raw["training"][training], "log_metrics": ["bleu"]}
+    config = parse_config(raw)
+    report = next(s for s in pipeline.stages(config) if s.name == "report_copynet_synthetic")
+    panel_paths = [p for p in report.outs if p.endswith("_training.png")]
+    assert panel_paths and all(p.startswith("results/figures/copynet_synthetic_t_") for p in panel_paths)
+    # the figure itself: six panels in 003 Figure 1's order; a column the log lacks is said to be missing
+    log = Path("train_log.csv")
+    log.write_text("epoch,train_loss,valid_loss,valid_metric,train_accuracy,valid_accuracy,valid_bleu\n"
+                   "1,3.0,2.5,10,40.0,45.0,10.0\n2,2.0,2.2,20,55.0,50.0,20.0\n")
+    drawn = {}
+    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.update(
+        titles=[ax.get_title() for ax in fig.axes], texts=[t.get_text() for ax in fig.axes for t in ax.texts],
+        lines=[list(ax.lines[0].get_ydata()) if ax.lines else None for ax in fig.axes]))
+    figures.plot_training_panels(log, "out.png", "title")
+    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS]
+    assert drawn["texts"] == ["valid_sari\nnot in this log"]
+    assert drawn["lines"][1:] == [[10.0, 20.0], [40.0, 55.0], [45.0, 50.0], [3.0, 2.0], [2.5, 2.2]]

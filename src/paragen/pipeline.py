@@ -71,11 +71,22 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
-def figure_paths(table: str, copying: bool) -> tuple[str, ...]:
+def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Validation curves, the copy heat map (CopyNet rows), and 003 Figure 1's panels per experiment in ``panels``."""
     paths = [f"results/figures/{table}_valid_curves.png"]
     if copying:
         paths.append(f"results/figures/{table}_copy_heatmap.png")
-    return tuple(paths)
+    return tuple(paths) + tuple(training_panels_path(table, e) for e in panels)
+
+
+def training_panels_path(table: str, experiment: str) -> str:
+    return f"results/figures/{table}_{experiment}_training.png"
+
+
+def panel_experiments(config: ParagenConfig, experiments: list[str]) -> tuple[str, ...]:
+    """Trained rows whose log carries 003 Figure 1's metrics (``training.*.log_metrics``): each gets its panels."""
+    return tuple(e for e in experiments if e in config.experiments
+                 and config.training[config.experiments[e].training].log_metrics)
 
 
 REPORT_PATH = "results/REPORT.md"
@@ -358,7 +369,8 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         if rescored_baselines(table):
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
-        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows)) if trained else ())
+        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
+                                                         panel_experiments(config, trained)) if trained else ())
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",

@@ -9,7 +9,7 @@ from pathlib import Path
 from paragen import pipeline
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
-from paragen.report.figures import plot_copy_heatmap, plot_curves, read_log
+from paragen.report.figures import plot_copy_heatmap, plot_curves, plot_training_panels, read_log
 from paragen.report.parameters import count_cell
 from paragen.stopping_rule import training_outcome
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
@@ -140,7 +140,8 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         log.info("wrote %s (no trained row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
         return
     copying = pipeline.copy_traced_experiments(config, list(ran.values()))
-    figures = pipeline.figure_paths(table_name, bool(copying))
+    panels = pipeline.panel_experiments(config, list(ran.values()))
+    figures = pipeline.figure_paths(table_name, bool(copying), panels)
     logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
     metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
@@ -154,6 +155,11 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
         plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
                           "top-1 output equals the reference and the first whose does not")
+    for row, exp in ran.items():
+        if exp in panels:
+            plot_training_panels(logs[row], pipeline.training_panels_path(table_name, exp),
+                                 f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
+                                 f"{config.dataset_of(exp)})")
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures))
 
 

@@ -46,6 +46,30 @@ def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, titl
     _save(fig, path)
 
 
+TRAINING_PANELS = (("valid_sari", "validation SARI"), ("valid_bleu", "validation BLEU"),
+                   ("train_accuracy", "training token accuracy (%)"), ("valid_accuracy", "validation token accuracy (%)"),
+                   ("train_loss", "training loss (per token)"), ("valid_loss", "validation loss (per token)"))
+"""003 Figure 1's six panels, in its order (a)-(f), as train_log.csv columns."""
+
+
+def plot_training_panels(log_path: Path, path: str | Path, title: str) -> None:
+    """One run's per-epoch log as 003 Figure 1 lays it out; a panel whose column the log lacks says so."""
+    rows = read_log(log_path)
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6), layout="constrained")
+    epochs = [r["epoch"] for r in rows]
+    for ax, (column, label) in zip(axes.flat, TRAINING_PANELS):
+        values = [r.get(column, float("nan")) for r in rows]
+        if all(v != v for v in values):  # NaN everywhere: not logged by this run
+            ax.text(0.5, 0.5, f"{column}\nnot in this log", ha="center", va="center", transform=ax.transAxes)
+        else:
+            ax.plot(epochs, values, marker="o", markersize=3)
+        ax.set_title(label, fontsize=9)
+        ax.set_xlabel("training epoch", fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    _save(fig, path)
+
+
 def _copy_panel(subfig: Any, trace: dict[str, Any]) -> Any:
     """One example: copy probability per source token (top) and the generate mode's mass (bottom strip)."""
     import numpy as np

@@ -38,7 +38,8 @@ def write_index(config: ParagenConfig) -> None:
         formats = ", ".join(f"[{Path(p).suffix[1:]}]({_relative(p)})" for p in pipeline.table_outputs(name))
         lines += [body.rstrip(), "", f"Files: {formats}.", ""]
         copying = bool(pipeline.copy_traced_experiments(config, list(table.rows.values())))
-        for figure in pipeline.figure_paths(name, copying):
+        panels = pipeline.panel_experiments(config, list(table.rows.values()))
+        for figure in pipeline.figure_paths(name, copying, panels):
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
         for row in table.rows.values():
