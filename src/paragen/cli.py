@@ -252,7 +252,12 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 def cmd_prepare(args: argparse.Namespace) -> None:
     from paragen.data.prepare import prepare_dataset
 
-    options = {"lowercase_strip_specials": True} if args.lowercase_strip_specials else {}
+    options: dict = {"lowercase_strip_specials": True} if args.lowercase_strip_specials else {}
+    if args.classes is not None:
+        options["classes"] = [c for c in args.classes.split(",") if c]
+    if args.min_score is not None:
+        options["min_score"] = args.min_score
+    options.update({key: True for key in ("deduplicate", "drop_identical") if getattr(args, key)})
     prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check,
                     max_line_chars=args.max_line_chars)
 
@@ -489,6 +494,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="lowercasing and special-character removal (any dataset), as in Wang, Kurohara & Liang's "
                    "simplification report (§4.1)")
     p.add_argument("--no-check", action="store_true", help="keep splits whose size differs from the paper's")
+    p.add_argument("--classes", help="ew_sew_hwang: comma-separated match classes to keep (good, good_partial, "
+                   "remaining; default good,good_partial)")
+    p.add_argument("--min-score", type=float, help="ew_sew_hwang: keep pairs scoring above this (default 0.45)")
+    p.add_argument("--deduplicate", action="store_true", help="ew_sew_hwang: remove repeated pairs")
+    p.add_argument("--drop-identical", action="store_true",
+                   help="ew_sew_hwang: remove pairs whose two sides are identical")
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
                    help=f"drop pairs with a line longer than this, counting them in the log (default {MAX_LINE_CHARS:,}; "
                    "params.yaml: datasets.<name>.max_line_chars)")

@@ -75,6 +75,20 @@ class Evaluation(_Strict):
     rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
 
 
+class AlignmentFilter(_Strict):
+    """Which of Hwang et al. (2015)'s scored EW-SEW pairs to keep (recipe ew_sew_hwang; WEAN 000 §3.1.1)."""
+
+    classes: list[Literal["good", "good_partial", "remaining"]] = Field(
+        ["good", "good_partial"], min_length=1, description="match classes (one release file each)")
+    min_score: float = Field(0.45, description="keep pairs whose similarity score is greater than this")
+    deduplicate: bool = Field(False, description="remove repeated pairs (WEAN says so for PWKP only)")
+    drop_identical: bool = Field(False, description="remove pairs whose two sides are identical")
+
+    def cli_options(self) -> tuple[str, ...]:
+        return ("--classes", ",".join(self.classes), "--min-score", str(self.min_score),
+                *(("--deduplicate",) if self.deduplicate else ()), *(("--drop-identical",) if self.drop_identical else ()))
+
+
 class RealDataset(_Strict):
     """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary (issue 3).
 
@@ -95,6 +109,8 @@ class RealDataset(_Strict):
     drop_longer_target: bool = False
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (scoring refuses such lines)")
+    alignment_filter: AlignmentFilter | None = Field(
+        None, description="recipe ew_sew_hwang: the classes and score threshold of Hwang et al.'s pairs to keep")
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
     shared_vocab: bool = True
     evaluation: Evaluation = Field(default_factory=Evaluation)
@@ -335,11 +351,12 @@ class ParagenConfig(_Strict):
                 _check_real_dataset(name, dataset)
                 recipe = dataset.recipe or name
                 how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials,
-                       dataset.max_line_chars)
+                       dataset.max_line_chars, dataset.alignment_filter)
                 first, first_how = preparations.setdefault(recipe, (name, how))
                 if first_how != how:
                     raise ValueError(f"datasets.{name}: shares recipe {recipe!r} with datasets.{first} but differs in "
-                                     "fetch, fetch_scope, splits, strip_specials or max_line_chars; they must agree")
+                                     "fetch, fetch_scope, splits, strip_specials, max_line_chars or alignment_filter; "
+                                     "they must agree")
         known_suites = {t.suite for t in self.tables.values()}
         for suite in self.suites:
             if suite not in known_suites:
@@ -437,6 +454,10 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
     from paragen.data.registry import load_registry
 
     recipe = dataset.recipe or name
+    if (dataset.alignment_filter is not None) != (recipe == "ew_sew_hwang"):
+        raise ValueError(f"datasets.{name}.alignment_filter: " + (
+            "recipe ew_sew_hwang needs one (classes, min_score)" if recipe == "ew_sew_hwang"
+            else f"only recipe ew_sew_hwang filters aligned pairs, not {recipe!r}"))
     if recipe not in RECIPES:
         raise ValueError(f"datasets.{name}.recipe: no preparation recipe {recipe!r}; allowed values: {sorted(RECIPES)}")
     registry = load_registry()

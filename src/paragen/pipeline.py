@@ -177,9 +177,11 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 name=f"prepare_{recipe}", step="prepare",
                 cmd=_command("paragen", "prepare", recipe, *(w for split in spec.splits for w in ("--split", split)),
                              *(("--lowercase-strip-specials",) if spec.strip_specials else ()),
+                             *(spec.alignment_filter.cli_options() if spec.alignment_filter else ()),
                              "--max-line-chars", str(spec.max_line_chars)),
                 deps=tuple(fetch_marker(e, scopes[e]) for e in spec.fetch), outs=(prepared,),
-                params=_set_keys(name, spec, ("fetch", "fetch_scope", "splits", "strip_specials", "max_line_chars"))))
+                params=_set_keys(name, spec, ("fetch", "fetch_scope", "splits", "strip_specials", "max_line_chars",
+                                              "alignment_filter"))))
         directory = segmented_dir(name, spec.segmentation)
         options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
                    *(("--lowercase",) if spec.lowercase else ()),

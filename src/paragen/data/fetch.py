@@ -48,10 +48,16 @@ class HashMismatch(FetchError):
 
 @dataclass(frozen=True)
 class Expected:
-    """What a downloaded file must hash to; either digest may be unknown."""
+    """What a downloaded file must hash to; either digest may be unknown, and where both are, its size may be known."""
 
     sha256: str | None = None
     git_blob: str | None = None  # sha1 of "blob <size>\\0" + content, as GitHub lists files
+    size: int | None = None  # bytes
+
+    @property
+    def pinned(self) -> bool:
+        """Whether a digest fixes the content (a size alone does not)."""
+        return self.sha256 is not None or self.git_blob is not None
 
 
 def digests(path: Path) -> tuple[str, str]:
@@ -65,8 +71,14 @@ def digests(path: Path) -> tuple[str, str]:
     return sha256.hexdigest(), blob.hexdigest()
 
 
+class SizeMismatch(HashMismatch):
+    """Wrong byte count: like a wrong digest, the partial download is discarded, not resumed."""
+
+
 def verify(path: Path, expected: Expected, source: str) -> None:
-    if expected.sha256 is None and expected.git_blob is None:
+    if expected.size is not None and path.stat().st_size != expected.size:
+        raise SizeMismatch(f"{source}: size mismatch: expected {expected.size:,} bytes, got {path.stat().st_size:,}")
+    if not expected.pinned:
         return
     sha256, blob = digests(path)
     if expected.sha256 is not None and sha256 != expected.sha256:

@@ -9,6 +9,7 @@ Files land in ``data/raw/<dataset>/``; a completion marker is written last, atom
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import os
 import shutil
@@ -20,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from paragen.atomic import atomic_open, write_json
-from paragen.data.fetch import Expected, FetchError, fetch_file, safe_extract, verify
+from paragen.data.fetch import Expected, FetchError, digests, fetch_file, safe_extract, verify
 
 log = logging.getLogger(__name__)
 Scope = Literal["all", "eval"]
@@ -45,6 +46,8 @@ class SourceFile(BaseModel):
     mirror: str | None = Field(None, description="path inside a local mirror laid out like ../shared/data")
     sha256: str | None = None
     git_blob: str | None = None
+    size: int | None = Field(None, description="expected bytes: checked always; the only check where no digest "
+                             "is published (the sha256 is then recorded on first download)")
     lines: int | None = Field(None, description="expected line count")
     split: Literal["train", "eval"] = "eval"
     extract: list[ArchiveMember] = Field(default_factory=list,
@@ -52,7 +55,7 @@ class SourceFile(BaseModel):
 
     @property
     def expected(self) -> Expected:
-        return Expected(self.sha256, self.git_blob)
+        return Expected(self.sha256, self.git_blob, self.size)
 
     @property
     def manual(self) -> bool:
@@ -99,6 +102,37 @@ def raw_dir(name: str, root: str | Path = "data/raw") -> Path:
 
 def marker_path(name: str, scope: Scope, root: str | Path = "data/raw") -> Path:
     return raw_dir(name, root) / f".complete-{scope}.json"
+
+
+RECORDED_DIGESTS = ".recorded-digests.json"
+"""Per raw directory: sha256 of files whose digest no one publishes, recorded when first downloaded."""
+
+
+def _recorded(directory: Path) -> dict[str, dict]:
+    path = directory / RECORDED_DIGESTS
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def expected_for(directory: Path, file: SourceFile) -> Expected:
+    """The registry's expectation, or, for a file without a published digest, the digest recorded earlier."""
+    expected = file.expected
+    recorded = _recorded(directory).get(file.path)
+    if not expected.pinned and recorded is not None:
+        return Expected(recorded["sha256"], None, expected.size)
+    return expected
+
+
+def record_digest(directory: Path, file: SourceFile) -> str:
+    """Record the sha256 of a file no digest is published for (its size was verified); returns the digest."""
+    path = directory / file.path
+    sha256, _ = digests(path)
+    recorded = {**_recorded(directory), file.path: {"sha256": sha256, "size": path.stat().st_size}}
+    write_json(directory / RECORDED_DIGESTS, recorded)
+    log.warning("%s: no sha256 is published for this file; %s, and its sha256 %s is recorded in %s (later fetches "
+                "are checked against it; put it in sources.yaml to pin it for everyone)", path,
+                f"its size matched ({file.size:,} bytes)" if file.size else "its size is not published either",
+                sha256, directory / RECORDED_DIGESTS)
+    return sha256
 
 
 def unpack_members(archive: Path, directory: Path, members: Sequence[ArchiveMember]) -> None:
@@ -156,18 +190,21 @@ def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str
         if file.extract and not dest.exists() and all((directory / m.path).exists() for m in file.extract):
             obtained[file.path] = "members already unpacked"
             continue
+        expected = expected_for(directory, file)
         if dest.exists():
             try:
-                verify(dest, file.expected, str(dest))
+                verify(dest, expected, str(dest))
                 obtained[file.path] = "present"
                 continue
             except FetchError:
-                log.warning("%s: present but its digest is wrong; fetching again", dest)
+                log.warning("%s: present but its size or digest is wrong; fetching again", dest)
                 dest.unlink()
         if file.manual:
             missing_manual.append(dest)
             continue
-        obtained[file.path] = fetch_file(dest, file.expected, file.urls, mirrors, file.mirror, progress=progress)
+        obtained[file.path] = fetch_file(dest, expected, file.urls, mirrors, file.mirror, progress=progress)
+        if not expected.pinned:
+            record_digest(directory, file)
         log.info("%s: %s", dest, obtained[file.path])
     for file in wanted:
         if file.extract and (directory / file.path).exists():
