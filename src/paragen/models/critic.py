@@ -1,0 +1,81 @@
+"""The critic loss of DCSS (Zhao et al. 2018), as the simplification report states it (003 §3.2.3, Eq. 4).
+
+For a lexical rule complex -> simple with weight w whose words occur in the input I, at each target
+position where the model *generates* (teacher-forced argmax) one side of the rule:
+
+- it generates the complex word:  L = -w · log P(simple | I)   (push the simple word up),
+- it generates the simple word:   L =  w · log P(complex | I)  (push the complex word down),
+- it generates neither:           L = 0 (the report's assumption; Eq. 4 leaves it open).
+
+``variant="fixed"`` is the modification the report proposes and never built (§5.5): both cases apply
+only when the rule's simple word occurs in the target sentence, so the critic no longer rewards
+rewriting a word the reference keeps. The loss is summed over positions and rules and divided by the
+number of target tokens, like the sequence loss it is trained beside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import torch
+
+from paragen.vocabulary import PAD_ID, Vocabulary
+
+CriticVariant = Literal["report", "fixed"]
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """Lexical rules as vocabulary ids: rule r rewrites ``complex_ids[r]`` to ``simple_ids[r]`` with ``weights[r]``."""
+
+    complex_ids: torch.Tensor  # (rules,) long
+    simple_ids: torch.Tensor  # (rules,) long
+    weights: torch.Tensor  # (rules,) float
+
+    @classmethod
+    def from_rules(cls, rules: Sequence, vocab: Vocabulary) -> "RuleTable":
+        """Lexical rules whose two words are both in the vocabulary (the others cannot be generated)."""
+        kept = [r for r in rules if r.lexical and r.complex[0] in vocab and r.simple[0] in vocab]
+        return cls(torch.tensor([vocab.id(r.complex[0]) for r in kept], dtype=torch.long),
+                   torch.tensor([vocab.id(r.simple[0]) for r in kept], dtype=torch.long),
+                   torch.tensor([float(r.weight) for r in kept]))
+
+    def __len__(self) -> int:
+        return int(self.complex_ids.numel())
+
+    def to(self, device: torch.device) -> "RuleTable":
+        return RuleTable(self.complex_ids.to(device), self.simple_ids.to(device), self.weights.to(device))
+
+
+def _occurs(ids: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+    """(batch, rules): whether ``words[r]`` occurs in row b of ``ids`` (batch, length)."""
+    return (ids.unsqueeze(2) == words.view(1, 1, -1)).any(dim=1)
+
+
+def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Tensor, rules: RuleTable,
+                variant: CriticVariant = "report") -> torch.Tensor:
+    """Mean critic loss per target token.
+
+    ``log_probs`` (batch, tgt_len, V) teacher-forced; ``source`` (batch, src_len) and ``target``
+    (batch, tgt_len) vocabulary ids, padding = PAD_ID.
+    """
+    real = target != PAD_ID
+    tokens = real.sum().clamp_min(1)
+    if len(rules) == 0:
+        return log_probs.new_zeros(())
+    candidate = _occurs(source, rules.complex_ids) | _occurs(source, rules.simple_ids)  # (batch, rules)
+    if variant == "fixed":
+        candidate = candidate & _occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
+    generated = log_probs.argmax(dim=-1)  # (batch, tgt_len)
+    active = candidate.unsqueeze(1) & real.unsqueeze(2)  # (batch, tgt_len, rules)
+    made_complex = (generated.unsqueeze(2) == rules.complex_ids.view(1, 1, -1)) & active
+    made_simple = (generated.unsqueeze(2) == rules.simple_ids.view(1, 1, -1)) & active
+    batch, length, _ = log_probs.shape
+    log_p_simple = log_probs.gather(2, rules.simple_ids.view(1, 1, -1).expand(batch, length, -1))
+    log_p_complex = log_probs.gather(2, rules.complex_ids.view(1, 1, -1).expand(batch, length, -1))
+    weights = rules.weights.to(log_probs.dtype).view(1, 1, -1)
+    zero = log_probs.new_zeros(())  # where(), not a product: an excluded -inf log-probability must not give NaN
+    loss = torch.where(made_complex, -weights * log_p_simple, zero).sum() \
+        + torch.where(made_simple, weights * log_p_complex, zero).sum()
+    return loss / tokens
