@@ -98,8 +98,9 @@ def test_decoder_layer_self_then_cross_attention_then_feed_forward():
     pre = F.layer_norm(h1 + c, (4,), layer.norm_cross.weight, layer.norm_cross.bias)
     expected = F.layer_norm(pre + layer.feed_forward(pre), (4,), layer.norm_feed_forward.weight,
                             layer.norm_feed_forward.bias)
-    output, weights = layer(x, *layer.self_attention.keys_values(x), causal,
-                            *layer.cross_attention.keys_values(memory), cross_mask)
+    output, weights, pre_context = layer(x, *layer.self_attention.keys_values(x), causal,
+                                         *layer.cross_attention.keys_values(memory), cross_mask)
+    assert torch.allclose(pre_context, pre, atol=1e-6)
     assert torch.allclose(output, expected, atol=1e-6)
     assert weights.shape == (1, 2, 2, 3)
 
@@ -157,8 +158,8 @@ class Uncached(torch.nn.Module):
         x = m._embed(m.target_embedding, m.target_ids(prefix), torch.arange(prefix.size(1)).expand_as(prefix))
         causal = torch.ones(prefix.size(1), prefix.size(1), dtype=torch.bool).tril()[None, None]
         for index, layer in enumerate(m.decoder_layers):
-            x, _ = layer(x, *layer.self_attention.keys_values(x), causal, encoded.projections[f"cross_k{index}"],
-                         encoded.projections[f"cross_v{index}"], encoded.mask[:, None, None, :])
+            x, _, _ = layer(x, *layer.self_attention.keys_values(x), causal, encoded.projections[f"cross_k{index}"],
+                            encoded.projections[f"cross_v{index}"], encoded.mask[:, None, None, :])
         log_probs = torch.log_softmax(m.projection(x[:, -1]), dim=-1)
         return StepOutput(log_probs, {"prefix": prefix}, None, None, None)
 

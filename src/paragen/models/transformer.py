@@ -18,11 +18,13 @@ Shapes: memory (batch, src_len, d_model); per-head tensors (batch, heads, length
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import torch
 from torch import nn
 
 from paragen.batching import Batch
+from paragen.models.dmass import DmassMemory
 from paragen.models.seq2seq import Loss, State, StepOutput, token_nll
 from paragen.models.state import Encoded
 from paragen.vocabulary import PAD_ID, UNK_ID
@@ -114,13 +116,17 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, self_keys: torch.Tensor, self_values: torch.Tensor,
                 self_mask: torch.Tensor | None, cross_keys: torch.Tensor, cross_values: torch.Tensor,
-                cross_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Returns the layer output and the encoder–decoder attention weights (batch, h, q_len, src_len)."""
+                cross_mask: torch.Tensor, read: Callable[[torch.Tensor], torch.Tensor] | None = None,
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Returns the layer output (DMASS's post-context), the encoder–decoder attention weights
+        (batch, h, q_len, src_len) and the pre-context. ``read`` (DMASS) turns the pre-context into what the
+        feed-forward sublayer reads."""
         attended, _ = self.self_attention.attend(x, self_keys, self_values, self_mask)
         x = self.norm_self(x + self.dropout(attended))
         attended, weights = self.cross_attention.attend(x, cross_keys, cross_values, cross_mask)
         pre_context = self.norm_cross(x + self.dropout(attended))
-        return self.norm_feed_forward(pre_context + self.dropout(self.feed_forward(pre_context))), weights
+        fed = pre_context if read is None else read(pre_context)
+        return self.norm_feed_forward(fed + self.dropout(self.feed_forward(fed))), weights, pre_context
 
 
 class Transformer(nn.Module):
@@ -130,8 +136,9 @@ class Transformer(nn.Module):
 
     def __init__(self, vocab_size: int, model_size: int, heads: int, key_size: int, inner_size: int,
                  encoder_layers: int, decoder_layers: int, dropout: float, share_embeddings: bool,
-                 max_positions: int = 1024):
+                 max_positions: int = 1024, memory: DmassMemory | None = None):
         super().__init__()
+        self.memory = memory
         self.vocab_size, self.model_size = vocab_size, model_size
         self.source_embedding = nn.Embedding(vocab_size, model_size, padding_idx=PAD_ID)
         self.target_embedding = self.source_embedding if share_embeddings else \
@@ -161,6 +168,8 @@ class Transformer(nn.Module):
         projections = {}
         for index, layer in enumerate(self.decoder_layers):
             projections[f"cross_k{index}"], projections[f"cross_v{index}"] = layer.cross_attention.keys_values(x)
+        if self.memory is not None:
+            projections["dmass_candidates"] = self.memory.candidates(batch.src)
         summary = x.new_zeros(x.size(0), self.model_size)  # no summary vector: the decoder starts from <s> alone
         return Encoded(x, mask, summary, batch.src_ext, self.vocab_size, None, projections)
 
@@ -184,8 +193,8 @@ class Transformer(nn.Module):
             keys = torch.cat([state[f"self_k{index}"], keys], dim=2)
             values = torch.cat([state[f"self_v{index}"], values], dim=2)
             new_state[f"self_k{index}"], new_state[f"self_v{index}"] = keys, values
-            x, weights = layer(x, keys, values, None, encoded.projections[f"cross_k{index}"],
-                               encoded.projections[f"cross_v{index}"], cross_mask)
+            x, weights, _ = layer(x, keys, values, None, encoded.projections[f"cross_k{index}"],
+                                  encoded.projections[f"cross_v{index}"], cross_mask, self._reader(index, encoded))
         log_probs = torch.log_softmax(self.projection(x.squeeze(1)).float(), dim=-1)
         attention = None if weights is None else weights.mean(dim=1).squeeze(1)  # heads averaged: (batch, src_len)
         return StepOutput(log_probs, new_state, attention, None, None)
@@ -202,10 +211,24 @@ class Transformer(nn.Module):
         x = self._embed(self.target_embedding, inputs, positions)
         causal = torch.ones(length, length, dtype=torch.bool, device=inputs.device).tril()[None, None]
         cross_mask = encoded.mask[:, None, None, :]
+        pre, post = [], []
         for index, layer in enumerate(self.decoder_layers):
-            x, _ = layer(x, *layer.self_attention.keys_values(x), causal, encoded.projections[f"cross_k{index}"],
-                         encoded.projections[f"cross_v{index}"], cross_mask)
-        return torch.log_softmax(self.projection(x).float(), dim=-1)
+            x, _, pre_context = layer(x, *layer.self_attention.keys_values(x), causal,
+                                      encoded.projections[f"cross_k{index}"], encoded.projections[f"cross_v{index}"],
+                                      cross_mask, self._reader(index, encoded))
+            pre.append(pre_context)
+            post.append(x)
+        log_probs = torch.log_softmax(self.projection(x).float(), dim=-1)
+        if self.memory is not None and self.training:  # DMASS's update, from the teacher-forced argmax
+            self.memory.update(log_probs.argmax(-1), batch.tgt_out != PAD_ID,
+                               encoded.projections["dmass_candidates"], pre, post)
+        return log_probs
+
+    def _reader(self, layer: int, encoded: Encoded) -> Callable[[torch.Tensor], torch.Tensor] | None:
+        if self.memory is None:
+            return None
+        memory, candidates = self.memory, encoded.projections["dmass_candidates"]
+        return lambda context: memory.read(layer, context, candidates)
 
     def loss(self, batch: Batch) -> Loss:
         return token_nll(self, batch)

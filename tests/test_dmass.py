@@ -1,0 +1,123 @@
+"""DMASS's memory (003 §3.2.3): what is stored, what is read, by hand; and inside the Transformer."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from paragen.batching import make_batch
+from paragen.config import ModelConfig
+from paragen.models.critic import RuleTable
+from paragen.models.dmass import DmassMemory
+from paragen.models.transformer import Transformer
+from paragen.vocabulary import SPECIALS, Vocabulary
+
+VOCAB = Vocabulary(list(SPECIALS) + ["the", "recipient", "winner", "big", "large"])
+RECIPIENT, WINNER, BIG, LARGE = (VOCAB.id(w) for w in ("recipient", "winner", "big", "large"))
+RULES = RuleTable(torch.tensor([RECIPIENT, BIG]), torch.tensor([WINNER, LARGE]), torch.tensor([1.0, 1.0]))
+
+
+def filled(**options) -> DmassMemory:
+    memory = DmassMemory(RULES, layers=1, model_size=2, **options)
+    memory.pre[0] = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    memory.post[0] = torch.tensor([[10.0, 0.0], [0.0, 20.0]])
+    memory.stored[:] = 1
+    memory.updates.fill_(2)
+    return memory
+
+
+def test_read_adds_the_attention_weighted_post_contexts_by_hand():
+    memory = filled()
+    context = torch.tensor([[[2.0, 0.0]]])
+    both = torch.tensor([[True, True]])
+    # scores c . c_r = (2, 0); alpha = (e^2, 1) / (e^2 + 1); r = alpha_0 (10, 0) + alpha_1 (0, 20)
+    a0 = math.exp(2) / (math.exp(2) + 1)
+    assert memory.read(0, context, both)[0, 0].tolist() == pytest.approx([2 + 10 * a0, 20 * (1 - a0)])
+    # only rule 2 is a candidate of this sentence: all weight on it
+    assert memory.read(0, context, torch.tensor([[False, True]]))[0, 0].tolist() == pytest.approx([2.0, 20.0])
+    # no candidate, or a candidate whose slot was never filled: the context passes unchanged
+    assert memory.read(0, context, torch.tensor([[False, False]]))[0, 0].tolist() == [2.0, 0.0]
+    memory.stored[1] = 0
+    assert memory.read(0, context, torch.tensor([[False, True]]))[0, 0].tolist() == [2.0, 0.0]
+
+
+def test_concat_combination_and_read_warm_up():
+    memory = filled(combine="concat")
+    with torch.no_grad():
+        memory.merge[0].weight.copy_(torch.tensor([[1.0, 0.0, 0.5, 0.0], [0.0, 1.0, 0.0, 0.25]]))
+        memory.merge[0].bias.zero_()
+    context = torch.tensor([[[0.0, 3.0]]])
+    # only rule 2: r = (0, 20); W [c; r] = (0 + 0.5 * 0, 3 + 0.25 * 20)
+    assert memory.read(0, context, torch.tensor([[False, True]]))[0, 0].tolist() == pytest.approx([0.0, 8.0])
+    late = filled(read_after_updates=3)  # 2 updates so far: reads still off
+    assert late.read(0, context, torch.tensor([[True, True]]))[0, 0].tolist() == [0.0, 3.0]
+
+
+@pytest.mark.parametrize("rule, expected_pre", [("overwrite", [5.0, 6.0]), ("average", [3.0, 4.0])])
+def test_update_stores_contexts_where_the_output_is_a_candidates_simple_word(rule, expected_pre):
+    memory = DmassMemory(RULES, layers=1, model_size=2, update=rule)
+    candidates = memory.candidates(torch.tensor([[VOCAB.id("the"), RECIPIENT], [BIG, VOCAB.id("the")]]))
+    assert candidates.tolist() == [[True, False], [False, True]]
+    outputs = torch.tensor([[WINNER, VOCAB.id("the"), WINNER], [WINNER, LARGE, LARGE]])
+    real = torch.tensor([[True, True, True], [True, True, False]])
+    pre = [torch.tensor([[[1.0, 2.0], [9.0, 9.0], [5.0, 6.0]], [[7.0, 7.0], [8.0, 8.0], [0.0, 0.0]]])]
+    post = [p * 10 for p in pre]
+    # sentence 1: "winner" at positions 0 and 2 (recipient in its source); position 1 is not a rule word.
+    # sentence 2: "winner" at 0 is not a candidate (no recipient in its source); "large" at 1; 2 is padding.
+    assert memory.update(outputs, real, candidates, pre, post) == 3
+    assert memory.stored.tolist() == [2, 1] and int(memory.updates) == 3
+    assert memory.pre[0, 0].tolist() == expected_pre  # overwrite: the last; average: mean of (1,2) and (5,6)
+    assert memory.post[0, 0].tolist() == [10 * v for v in expected_pre]
+    assert memory.pre[0, 1].tolist() == [8.0, 8.0]
+
+
+def _model(memory: DmassMemory) -> Transformer:
+    torch.manual_seed(0)
+    return Transformer(len(VOCAB), 8, 2, 4, 16, 1, 2, 0.0, False, memory=memory)
+
+
+def test_training_forward_updates_the_memory_with_layer_contexts():
+    memory = DmassMemory(RULES, layers=2, model_size=8)
+    model = _model(memory)
+    with torch.no_grad():
+        model.projection.bias[WINNER] = 50.0  # the model now outputs "winner" everywhere
+    batch = make_batch([["the", "recipient"], ["the", "big"]], [["the", "winner"], ["large"]], VOCAB)
+    captured = []
+    model.decoder_layers[1].register_forward_hook(lambda module, args, out: captured.append(out))
+    model.eval()
+    model(batch)  # no update outside training; memory empty, so reads change nothing
+    assert int(memory.updates) == 0
+    model.train()
+    model(batch)
+    # sentence 1 has recipient: its 3 real target positions (the, winner, </s>) output "winner"
+    assert memory.stored.tolist() == [3, 0]
+    output, _, pre_context = captured[0]
+    assert torch.allclose(memory.pre[1, 0], pre_context[0, 2], atol=1e-6)  # overwrite: the last position
+    assert torch.allclose(memory.post[1, 0], output[0, 2], atol=1e-6)
+
+
+def test_decoding_steps_read_the_memory_as_the_parallel_decoder_does():
+    memory = DmassMemory(RULES, layers=2, model_size=8)
+    torch.manual_seed(3)
+    memory.pre.normal_()
+    memory.post.normal_()
+    memory.stored[:] = 1
+    model = _model(memory).eval()
+    batch = make_batch([["the", "recipient", "big"], ["big"]], [["the", "winner", "large"], ["large"]], VOCAB)
+    parallel = model(batch)
+    plain = _model(None).eval()
+    assert not torch.allclose(parallel, plain(batch), atol=1e-3)  # the memory is read
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    for t in range(batch.tgt_in.size(1)):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        assert torch.allclose(out.log_probs, parallel[:, t], atol=1e-5)
+
+
+def test_memory_is_saved_with_the_model():
+    memory = filled()
+    state = memory.state_dict()
+    assert {"pre", "post", "stored", "updates", "complex_ids", "simple_ids"} <= set(state)
