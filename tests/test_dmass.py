@@ -121,3 +121,46 @@ def test_memory_is_saved_with_the_model():
     memory = filled()
     state = memory.state_dict()
     assert {"pre", "post", "stored", "updates", "complex_ids", "simple_ids"} <= set(state)
+
+
+@pytest.mark.parametrize("mode", ["alternate", "sum"])
+def test_dmass_and_critic_train_and_resume_exactly(tmp_path, tiny_config, mode):
+    import csv
+
+    from paragen.config import CriticConfig, DmassConfig, TrainingConfig
+    from paragen.data.corpus import read_split
+    from paragen.data.synthetic import generate, write_splits
+    from paragen.training import load_model, train
+
+    write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
+    train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")
+    vocab = Vocabulary.build([train_data.sources, train_data.targets])
+    words = [w for w in vocab.itos if w not in SPECIALS][:4]
+    from paragen.simplification.ppdb import Rule
+
+    tables = {"toy": RuleTable.from_rules([Rule((words[0],), (words[1],), 2.0), Rule((words[2],), (words[3],), 1.0)],
+                                          vocab)}
+    model = ModelConfig(architecture="transformer", embedding_size=16, heads=2, key_size=8, encoder_layers=1,
+                        decoder_layers=1, dropout=0.1, dmass=DmassConfig(rules="toy"))
+    training = TrainingConfig(batch_size=8, max_epochs=2, patience=5, valid_max_length=20, seed=3, threads=1,
+                              critic=CriticConfig(rules="toy", mode=mode, weight=0.5))
+
+    def run(name, **kwargs):
+        return train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
+                     vocab=vocab, run_dir=tmp_path / name, device=torch.device("cpu"), progress=False,
+                     rule_tables=tables, **kwargs)
+
+    run("full")
+    run("resumed", stop_after_epoch=1)
+    run("resumed")
+    full = torch.load(tmp_path / "full" / "last.pt", weights_only=True)["model"]
+    resumed = torch.load(tmp_path / "resumed" / "last.pt", weights_only=True)["model"]
+    assert full.keys() == resumed.keys() and all(torch.equal(full[k], resumed[k]) for k in full)
+    assert int(full["memory.updates"]) == int(full["memory.stored"].sum())  # every update lands in a slot
+    rows = list(csv.DictReader(open(tmp_path / "full" / "train_log.csv")))
+    assert "train_critic" in rows[0]
+    reloaded, _ = load_model(tmp_path / "full" / "best.pt", torch.device("cpu"))
+    assert reloaded.memory is not None and reloaded.memory.complex_ids.tolist() == tables["toy"].complex_ids.tolist()
+    with pytest.raises(ValueError, match="rules 'toy' are needed"):
+        train(model_config=model, training=training, train_data=train_data, valid_data=valid_data, vocab=vocab,
+              run_dir=tmp_path / "none", device=torch.device("cpu"), progress=False)

@@ -91,6 +91,21 @@ def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None
                           dataset.evaluation.rouge_unit)
 
 
+def _rule_tables(config: ParagenConfig, experiment: str, vocab) -> tuple[dict, list[str]]:
+    """The rule tables (vocabulary ids) an experiment's DMASS memory or critic loss needs, and their files."""
+    from paragen.models.critic import RuleTable
+    from paragen.simplification.ppdb import load_rules
+
+    tables, files = {}, []
+    for name in pipeline.experiment_rules(config, experiment):
+        spec = config.rules[name]
+        tables[name] = RuleTable.from_rules(load_rules(spec.path, spec.format, "word"), vocab)
+        files.append(spec.path)
+        log.info("%s: %d of the lexical rules of %s have both words in the vocabulary", experiment,
+                 len(tables[name]), spec.path)
+    return tables, files
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     from paragen.training import pick_device, train
     from paragen.vocabulary import Vocabulary
@@ -101,10 +116,12 @@ def cmd_train(args: argparse.Namespace) -> None:
     spec = _experiment(config, args.experiment)
     data = pipeline.experiment_data(config, args.experiment)
     valid = read_split(data.directory, "valid")
+    vocab = Vocabulary.load(data.vocab)
+    tables, rule_files = _rule_tables(config, args.experiment, vocab)
     state = train(
         model_config=config.models[spec.model], training=config.training[spec.training],
         train_data=read_split(data.directory, "train"), valid_data=valid,
-        vocab=Vocabulary.load(data.vocab), run_dir=pipeline.run_dir(args.experiment),
+        vocab=vocab, run_dir=pipeline.run_dir(args.experiment), rule_tables=tables, rule_files=rule_files,
         device=pick_device(args.device), progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
         monitors={m: _validator(config, args.experiment, valid, m) for m in config.training[spec.training].log_metrics},

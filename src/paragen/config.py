@@ -123,6 +123,30 @@ class VocabConfig(_Strict):
     min_count: PositiveInt = 1
 
 
+class DmassConfig(_Strict):
+    """DMASS's memory in a Transformer (003 §3.2.3); the defaults are the report's description."""
+
+    rules: str = Field(description="a name under rules: (its lexical rules within the vocabulary get a slot each)")
+    update: Literal["overwrite", "average"] = Field(
+        "overwrite", description="overwrite (the report) or a running average (Zhao et al.'s released code)")
+    combine: Literal["add", "concat"] = Field(
+        "add", description="c + r into the feed-forward (the report) or W[c; r] (the released code)")
+    read_after_updates: Annotated[int, Field(ge=0)] = Field(
+        0, description="reads stay off until this many memory updates (the released code's warm-up; report: 0)")
+
+
+class CriticConfig(_Strict):
+    """DCSS's critic loss (003 Eq. 4) as a second objective of the one trainer."""
+
+    rules: str = Field(description="a name under rules: (lexical rules within the vocabulary)")
+    variant: Literal["report", "fixed"] = Field(
+        "report", description="report: Eq. 4 as stated; fixed: only where the simple word is in the target (§5.5)")
+    mode: Literal["alternate", "sum"] = Field(
+        "alternate", description="alternate: one batch of sequence loss, one of critic loss (Zhao et al.'s code); "
+        "sum: L_seq + weight * L_critic on every batch (the report's plan)")
+    weight: Annotated[float, Field(gt=0.0)] = Field(1.0, description="lambda: the critic term's weight")
+
+
 class ModelConfig(_Strict):
     """One model configuration; ``architecture`` picks the composition (DESIGN.md §4)."""
 
@@ -146,11 +170,12 @@ class ModelConfig(_Strict):
     feedforward_size: PositiveInt | None = Field(
         None, description="transformer: inner size of the ReLU feed-forward sublayer (default 4 x d_model, "
         "Vaswani et al.'s ratio)")
+    dmass: DmassConfig | None = Field(None, description="transformer: DMASS's simplification memory")
 
     @model_validator(mode="after")
     def _fields_fit_architecture(self) -> "ModelConfig":
         recurrent_only = {"hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding"}
-        transformer_only = {"heads", "key_size", "feedforward_size"}
+        transformer_only = {"heads", "key_size", "feedforward_size", "dmass"}
         # A value equal to the default is harmless (a checkpoint stores every field of its configuration).
         wrong = {name for name in (recurrent_only if self.architecture == "transformer" else transformer_only)
                  if name in self.model_fields_set and getattr(self, name) != type(self).model_fields[name].default}
@@ -184,6 +209,7 @@ class TrainingConfig(_Strict):
     clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
     valid_metric: Literal["exact_match", "bleu", "sari", "rouge2", "neg_loss"] = Field(
         "exact_match", description="model selection on the validation set (greedy decoding); never the test set")
+    critic: CriticConfig | None = Field(None, description="DCSS's critic loss beside the sequence loss (003)")
     log_metrics: list[Literal["exact_match", "bleu", "sari", "rouge2"]] = Field(
         default_factory=list, description="also logged per epoch from the same greedy validation outputs, as "
         "valid_<metric> columns of train_log.csv (003 Figure 1 plots SARI and BLEU)")
@@ -362,12 +388,20 @@ class ParagenConfig(_Strict):
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         self._check_systems()
+        self._check_rule_references()
         for name, table in self.tables.items():
             for exp in table.experiments():
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
         return self
+
+    def _check_rule_references(self) -> None:
+        named = [(f"models.{n}.dmass.rules", m.dmass.rules) for n, m in self.models.items() if m.dmass] + \
+                [(f"training.{n}.critic.rules", c.critic.rules) for n, c in self.training.items() if c.critic]
+        for key, rules in named:
+            if rules not in self.rules:
+                raise ValueError(f"{key}: unknown rules {rules!r}; allowed values: {sorted(self.rules)}")
 
     def _check_systems(self) -> None:
         clash = sorted(set(self.systems) & set(self.experiments))

@@ -223,10 +223,18 @@ def fetch_scopes(config: ParagenConfig) -> dict[str, str]:
     return scopes
 
 
+def experiment_rules(config: ParagenConfig, experiment: str) -> list[str]:
+    """Names under ``rules:`` an experiment trains with: its model's DMASS memory, its training's critic loss."""
+    spec = config.experiments[experiment]
+    dmass, critic = config.models[spec.model].dmass, config.training[spec.training].critic
+    return list(dict.fromkeys(name for name in (dmass and dmass.rules, critic and critic.rules) if name))
+
+
 def rule_entries(config: ParagenConfig) -> list[str]:
-    """Registry entries holding the rule files of the active systems."""
-    return list(dict.fromkeys(config.rules[config.systems[s].rules].fetch for s in config.active_systems()
-                              if config.systems[s].rules is not None))
+    """Registry entries holding the rule files of the active systems and experiments."""
+    names = [config.systems[s].rules for s in config.active_systems() if config.systems[s].rules is not None]
+    names += [name for e in config.active_experiments() for name in experiment_rules(config, e)]
+    return list(dict.fromkeys(config.rules[name].fetch for name in names))
 
 
 def hyp_path(row: str) -> str:
@@ -322,11 +330,14 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     data, run = experiment_data(config, exp), run_dir(exp)
     dataset = config.datasets[spec.dataset]
     evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) if isinstance(dataset, RealDataset) else ()
+    rules = experiment_rules(config, exp)
+    scopes = fetch_scopes(config) if rules else {}
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
         cmd=_command("exec", "paragen", "train", "--params", PARAMS_FILE, "--experiment", exp, "--die-with-parent"),
-        deps=data.train_deps + (data.vocab,),
-        params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation,
+        deps=data.train_deps + (data.vocab,) + tuple(dict.fromkeys(
+            fetch_marker(config.rules[r].fetch, scopes[config.rules[r].fetch]) for r in rules)),
+        params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
         threads=config.training[spec.training].threads or 1,
     )]

@@ -40,6 +40,8 @@ from paragen.data.fetch import digests
 from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
+from paragen.models.critic import RuleTable
+from paragen.objectives import objective
 from paragen.schedules import set_rate
 from paragen.runlock import run_lock
 from paragen.stopping_rule import TrainState, replayed_stop
@@ -75,17 +77,20 @@ def corpus_digest(corpus: ParallelCorpus) -> str:
 
 
 def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
-                  valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = ()
-                  ) -> dict[str, str]:
+                  valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = (),
+                  rule_files: Sequence[str | Path] = ()) -> dict[str, str]:
     """What a resumable state must have been trained on, part by part (so a mismatch can say which part)."""
     trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads"})
-    return {
+    digest = {
         "model and training settings": config_digest(model_config, trajectory),
         "training data": corpus_digest(train_data),
         "validation data": corpus_digest(valid_data),
         "vocabulary": config_digest(vocab.itos),
         "validation references": config_digest([digests(Path(p))[0][:16] for p in extra_inputs]),
     }
+    if rule_files:  # only runs with DMASS or a critic have this part (older states stay resumable)
+        digest["rule files"] = config_digest([digests(Path(p))[0][:16] for p in rule_files])
+    return digest
 
 
 def save_torch(obj: Any, path: Path) -> None:
@@ -116,7 +121,13 @@ def load_torch(path: str | Path, device: torch.device) -> dict:
 def load_model(path: str | Path, device: torch.device) -> tuple[Seq2Seq, dict]:
     """Rebuild a model from a checkpoint written by :func:`train`."""
     checkpoint = load_torch(path, device)
-    model = build_model(ModelConfig.model_validate(checkpoint["model_config"]), checkpoint["vocab_size"])
+    config = ModelConfig.model_validate(checkpoint["model_config"])
+    rules = None
+    if config.dmass is not None:  # the memory's size comes from the checkpoint (its rules are saved with it)
+        weights = checkpoint["model"]
+        rules = RuleTable(weights["memory.complex_ids"], weights["memory.simple_ids"],
+                          torch.ones(weights["memory.complex_ids"].numel()))
+    model = build_model(config, checkpoint["vocab_size"], rules)
     model.load_state_dict(checkpoint["model"])
     return model.to(device), checkpoint
 
@@ -203,7 +214,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
           valid_data: ParallelCorpus, vocab: Vocabulary, run_dir: str | Path, device: torch.device,
           progress: bool = True, stop_after_epoch: int | None = None,
           validator: Validator | None = None, extra_inputs: Sequence[str | Path] = (),
-          monitors: dict[str, Validator | None] | None = None) -> TrainState:
+          monitors: dict[str, Validator | None] | None = None,
+          rule_tables: dict[str, RuleTable] | None = None, rule_files: Sequence[str | Path] = ()) -> TrainState:
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
     ``validator`` scores greedy validation hypotheses for model selection (default: exact match
@@ -215,13 +227,19 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
-    digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs)
+    digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files)
+    tables = rule_tables or {}
+    for needed in filter(None, (model_config.dmass and model_config.dmass.rules, training.critic and training.critic.rules)):
+        if needed not in tables:
+            raise ValueError(f"rules {needed!r} are needed (dmass or critic) but were not given to train()")
     if training.threads:
         torch.set_num_threads(training.threads)
 
     torch.manual_seed(training.seed)
     random.seed(training.seed)
-    model = build_model(model_config, len(vocab)).to(device)
+    model = build_model(model_config, len(vocab),
+                        tables[model_config.dmass.rules] if model_config.dmass else None).to(device)
+    critic_rules = tables[training.critic.rules].to(device) if training.critic else None
     optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=training.adam_betas,
                                  eps=training.adam_eps)
     state = TrainState()
@@ -256,7 +274,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         generator = torch.Generator().manual_seed(training.seed + epoch)
         batches = list(iterate_batches(train_data.sources, train_data.targets, vocab, training.batch_size,
                                        generator))
-        total_loss, total_tokens, total_correct = 0.0, 0, 0
+        total_loss, total_tokens, total_correct, total_critic = 0.0, 0, 0, 0.0
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
         for batch in bar:
             state.optimizer_steps += 1
@@ -264,13 +282,15 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             optimizer.zero_grad()
             with autocast(device, training.amp):
                 result = model.loss(batch.to(device))
-            loss, tokens = result.total, result.tokens
+                loss, terms = objective(result, batch, training, state.optimizer_steps, model, critic_rules)
+            tokens = result.tokens
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
-            total_loss, total_tokens = total_loss + loss.item() * tokens, total_tokens + tokens
+            total_loss, total_tokens = total_loss + terms["nll"] * tokens, total_tokens + tokens
             total_correct += result.correct
-            bar.set_postfix(loss=f"{loss.item():.3f}")
+            total_critic += terms.get("critic", 0.0) * tokens
+            bar.set_postfix(loss=f"{terms['nll']:.3f}")
         train_time = time.perf_counter() - started
 
         valid_loss, valid_accuracy = validation_loss(model, valid_data, vocab, training.batch_size, device)
@@ -285,7 +305,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1),
                "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
                "valid_accuracy": round(valid_accuracy, 3),
-               **{f"valid_{m}": round(score(outputs), 4) for m, score in monitors.items()}}
+               **{f"valid_{m}": round(score(outputs), 4) for m, score in monitors.items()},
+               **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
         log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", run_dir.name,
                  epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
                  row["tokens_per_s"])

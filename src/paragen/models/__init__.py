@@ -8,13 +8,21 @@ from paragen.config import ModelConfig
 from torch import nn
 
 from paragen.models import copynet, encdec, rnnsearch, wean
+from paragen.models.critic import RuleTable
+from paragen.models.dmass import DmassMemory
 from paragen.models.transformer import Transformer
 
 
-def _transformer(config: ModelConfig, vocab_size: int) -> Transformer:
+def _transformer(config: ModelConfig, vocab_size: int, rules: RuleTable | None = None) -> Transformer:
+    memory = None
+    if config.dmass is not None:
+        if rules is None:
+            raise ValueError("a Transformer with dmass needs its rule table (rules:) to be built")
+        memory = DmassMemory(rules, config.decoder_layers, config.embedding_size, config.dmass.update,
+                             config.dmass.combine, config.dmass.read_after_updates)
     return Transformer(vocab_size, config.embedding_size, config.heads, config.key_size,
                        config.feedforward_size or 4 * config.embedding_size, config.encoder_layers,
-                       config.decoder_layers, config.dropout, config.share_embeddings)
+                       config.decoder_layers, config.dropout, config.share_embeddings, memory=memory)
 
 
 BUILDERS: dict[str, Callable[[ModelConfig, int], nn.Module]] = {
@@ -22,12 +30,13 @@ BUILDERS: dict[str, Callable[[ModelConfig, int], nn.Module]] = {
     "rnnsearch": rnnsearch.build,
     "copynet": copynet.build,
     "wean": wean.build,
-    "transformer": _transformer,
 }
 
 
-def build_model(config: ModelConfig, vocab_size: int) -> nn.Module:
+def build_model(config: ModelConfig, vocab_size: int, rules: RuleTable | None = None) -> nn.Module:
     """Every model answers the same protocol: ``encode``, ``initial_state``, ``step``, ``forward``, ``loss``,
     ``target_ids``, ``copies``, ``vocab_size`` (:class:`paragen.models.seq2seq.Seq2Seq` and
-    :class:`paragen.models.transformer.Transformer`)."""
+    :class:`paragen.models.transformer.Transformer`). ``rules``: DMASS's rule table (vocabulary ids)."""
+    if config.architecture == "transformer":
+        return _transformer(config, vocab_size, rules)
     return BUILDERS[config.architecture](config, vocab_size)

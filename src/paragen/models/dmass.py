@@ -53,13 +53,17 @@ class DmassMemory(nn.Module):
     def read(self, layer: int, context: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
         """What the feed-forward sublayer of ``layer`` reads instead of ``context`` (batch, length, d_model)."""
         usable = candidates & (self.stored > 0).unsqueeze(0)  # (batch, rules)
-        if int(self.updates) < self.read_after_updates or not bool(usable.any()):
+        rows = usable.any(dim=0).nonzero().squeeze(1)  # the rules any sentence of the batch can read
+        if int(self.updates) < self.read_after_updates or rows.numel() == 0:
             read = torch.zeros_like(context)
         else:
-            scores = context @ self.pre[layer].to(context.dtype).T  # (batch, length, rules)
-            scores = scores.masked_fill(~usable.unsqueeze(1), float("-inf"))
+            # index_select copies the few slots read, so updates made later in the same training step (in place,
+            # on the buffers) cannot disturb the backward pass, and scoring costs the batch's rules, not all
+            pre, post = (slots[layer].index_select(0, rows).to(context.dtype) for slots in (self.pre, self.post))
+            scores = context @ pre.T  # (batch, length, rules read)
+            scores = scores.masked_fill(~usable[:, rows].unsqueeze(1), float("-inf"))
             weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # a sentence without usable rules reads 0
-            read = weights @ self.post[layer].to(context.dtype)
+            read = weights @ post
         if self.merge is not None:
             return self.merge[layer](torch.cat([context, read], dim=-1))
         return context + read

@@ -116,6 +116,7 @@ class Loss:
     tokens: int  # target tokens scored (padding excluded)
     correct: int  # of those, how many the teacher-forced argmax predicts (token accuracy)
     terms: dict[str, float]  # each term of ``total`` (for the log)
+    log_probs: torch.Tensor | None = None  # the teacher-forced log-probabilities, for objectives built on them
 
 
 def token_nll(model: nn.Module, batch: Batch) -> Loss:
@@ -128,4 +129,4 @@ def token_nll(model: nn.Module, batch: Batch) -> Loss:
     tokens = int(real.sum())
     correct = int(((log_probs.argmax(-1) == gold) & real).sum())
     mean = nll / max(tokens, 1)
-    return Loss(mean, tokens, correct, {"nll": float(mean.detach())})
+    return Loss(mean, tokens, correct, {"nll": float(mean.detach())}, log_probs)
