@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from paragen.config import ModelConfig, load_config
+from paragen.config import RECURRENT_ONLY, ModelConfig, load_config
 from paragen.models import build_model
 from paragen.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_PARAMS = ROOT / "tests" / "fixtures" / "tiny_params.yaml"
 ARCHITECTURES = ("encdec", "rnnsearch", "copynet", "wean", "transformer")
-RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding")
 MIRROR = Path(os.environ.get("PARAGEN_MIRROR", ROOT.parent / "shared" / "data"))
 """The public-data mirror (../shared/data beside the checkout); tests that need it skip when it is absent."""
 

@@ -55,11 +55,11 @@ def test_fetch_checks_the_size_and_records_the_digest(served, tmp_path, caplog):
                                                  "size": len(GOOD.encode())}
     assert "no sha256 is published for this file; its size matched" in caplog.text
     # a later fetch checks the file on disk against the recorded digest: a changed file is fetched again
-    (tmp_path / "ew_sew_hwang" / "aligned-good-0.67.txt").write_text(GOOD.replace("paris", "lyon"))
+    (tmp_path / "ew_sew_hwang" / "aligned-good-0.67.txt").write_text(GOOD.replace("paris", "lyons"))  # same size, other bytes
     caplog.clear()
     with caplog.at_level("WARNING"):
         fetch_dataset("ew_sew_hwang", [], "all", tmp_path, progress=False)
-    assert "present but its size or digest is wrong; fetching again" in caplog.text
+    assert "present but sha256 mismatch" in caplog.text and ".recorded-digests.json" in caplog.text
     assert (tmp_path / "ew_sew_hwang" / "aligned-good-0.67.txt").read_text() == GOOD
 
 
@@ -130,6 +130,9 @@ def test_the_filter_belongs_to_its_recipe():
     raw["datasets"]["ew_sew_hwang"]["alignment_filter"]["classes"] = ["bad"]
     with pytest.raises(ConfigError, match="alignment_filter.classes"):
         parse_config(raw)
+    raw["datasets"]["ew_sew_hwang"]["alignment_filter"]["classes"] = ["good", "good"]
+    with pytest.raises(ConfigError, match="listed more than once"):
+        parse_config(raw)
 
 
 def test_the_dag_passes_the_filter_from_params_to_prepare():
@@ -142,3 +145,20 @@ def test_the_dag_passes_the_filter_from_params_to_prepare():
     assert stage.cmd == ("paragen prepare ew_sew_hwang --split train --split valid --split test --classes "
                          "good,good_partial --min-score 0.5 --drop-identical --max-line-chars 4000")
     assert "datasets.ew_sew_hwang.alignment_filter" in stage.params
+
+
+def test_a_recording_for_another_size_is_ignored_and_a_placed_file_gets_recorded(served, tmp_path):
+    directory = tmp_path / "ew_sew_hwang"
+    directory.mkdir()
+    # a recording from an older release (other size): ignored, the file is fetched and recorded afresh
+    (directory / ".recorded-digests.json").write_text(json.dumps(
+        {"aligned-good-0.67.txt": {"sha256": "0" * 64, "size": 5}}))
+    # a file placed by hand with the right size: kept, and its digest recorded
+    (directory / "aligned-remaining-0.45.txt").write_text(REMAINING)
+    fetch_dataset("ew_sew_hwang", [], "all", tmp_path, progress=False)
+    recorded = json.loads((directory / ".recorded-digests.json").read_text())
+    assert recorded["aligned-good-0.67.txt"]["sha256"] == hashlib.sha256(GOOD.encode()).hexdigest()
+    assert recorded["aligned-remaining-0.45.txt"]["sha256"] == hashlib.sha256(REMAINING.encode()).hexdigest()
+    (directory / ".recorded-digests.json").write_text("{broken")
+    with pytest.raises(FetchError, match=r"\.recorded-digests\.json:1: not valid JSON"):
+        fetch_dataset("ew_sew_hwang", [], "all", tmp_path, progress=False)

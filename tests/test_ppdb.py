@@ -88,8 +88,8 @@ def test_a_side_without_a_token_is_skipped_and_counted(tmp_path, caplog):
 
 def test_unknown_format_and_non_utf8(tmp_path):
     path = tmp_path / "latin1.txt"
-    path.write_bytes("caf\xe9\tcafe\n".encode("latin-1"))
-    with pytest.raises(RuleError, match="not UTF-8"):
+    path.write_bytes("a\tb\n".encode() + "caf\xe9\tcafe\n".encode("latin-1"))
+    with pytest.raises(RuleError, match="latin1.txt:2: not UTF-8"):
         list(read_rules(path, "pairs"))
     with pytest.raises(RuleError, match="allowed values: pairs, simpleppdb, ppdb2, dmass"):
         list(read_rules(path, "csv"))

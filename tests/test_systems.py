@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -79,9 +80,12 @@ def test_a_system_rewriting_another_rows_output_depends_on_it():
     ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "x"},
      "the inputs form a cycle: x -> x"),
     ("syn_copynet", {"dataset": "turk", "method": "identity"}, "also named under experiments"),
+    ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "mini_wean"},
+     "'mini_wean' decodes the test set of dataset 'turk_mini', not 'turk'"),
+    ("x", {"dataset": "turk", "method": "skip", "sweep": [0.1, 0.2, 0.1]}, "[0.1] listed more than once"),
 ])
 def test_bad_systems_are_named(name, spec, message):
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         parse_config(_with_system(name, spec))
 
 

@@ -170,3 +170,21 @@ def test_sari_validator_by_hand():
     # out in tests/test_scoring_variants.py) -> SARI = 100 (1/6 + 7/12) / 3 = 25
     validator = make_validator("sari", ParallelCorpus([["a", "b", "c"]], [["a"]]), [["a"]])
     assert validator([["a", "b"]]) == pytest.approx(25.0)
+
+
+def test_logging_more_metrics_or_spelling_out_a_default_keeps_the_run_resumable(tmp_path, tiny_config, caplog):
+    from paragen.training import resume_digest
+
+    data = _data(tmp_path, tiny_config)
+    train_data, valid_data, vocab = data
+    base = TrainingConfig(batch_size=8, seed=5)
+    model = ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16)
+    digest = resume_digest(model, base, train_data, valid_data, vocab)
+    same = [(model, TrainingConfig(batch_size=8, seed=5, log_metrics=["bleu"])),
+            (model, TrainingConfig(batch_size=8, seed=5, schedule="constant", adam_eps=1e-8)),
+            (ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16, heads=5), base)]
+    for m, t in same:
+        assert resume_digest(m, t, train_data, valid_data, vocab) == digest
+    changed = resume_digest(model, TrainingConfig(batch_size=8, seed=5, schedule="inverse_sqrt"), train_data,
+                            valid_data, vocab)
+    assert changed["model and training settings"] != digest["model and training settings"]

@@ -105,6 +105,31 @@ def test_decoder_layer_self_then_cross_attention_then_feed_forward():
     assert weights.shape == (1, 2, 2, 3)
 
 
+def test_scaled_embeddings_start_at_the_scale_of_the_positions():
+    import torch.nn as nn
+
+    model = Transformer_(vocab=1000, size=300)
+    scaled = model.source_embedding.weight[4:] * math.sqrt(300)
+    assert scaled.std().item() == pytest.approx(1.0, abs=0.02)  # like sin/cos entries, not 17 as N(0, 1) would be
+    assert model.source_embedding.weight[0].abs().sum().item() == 0.0  # padding row
+    assert isinstance(model.target_embedding, nn.Embedding)
+
+
+def Transformer_(vocab: int, size: int):
+    from paragen.models.transformer import Transformer
+
+    torch.manual_seed(0)
+    return Transformer(vocab, size, 5, 64, 4 * size, 1, 1, 0.0, False)
+
+
+def test_sentences_longer_than_the_position_table_are_refused():
+    from paragen.models.transformer import Transformer
+
+    model = Transformer(len(VOCAB), 8, 2, 4, 16, 1, 1, 0.0, False, max_positions=4)
+    with pytest.raises(ValueError, match="a source sentence of 5 tokens exceeds the Transformer's 4 positions"):
+        model.encode(make_batch([["a", "b", "c", "d", "a"]], None, VOCAB))
+
+
 def test_embeddings_are_scaled_by_sqrt_d_model_plus_positions():
     model = tiny_model("transformer", len(VOCAB))
     ids = torch.tensor([[VOCAB.id("a"), VOCAB.id("b")]])
@@ -220,3 +245,11 @@ def test_trains_with_the_warm_up_schedule_and_reloads_from_its_checkpoint(tmp_pa
     assert rows[1]["train_loss"] < rows[0]["train_loss"]  # it learns
     model, _ = load_model(tmp_path / "run" / "best.pt", torch.device("cpu"))
     assert type(model).__name__ == "Transformer" and model.model_size == 16
+
+
+def test_checkpoints_stay_readable_when_the_other_kinds_defaults_change():
+    stored = ModelConfig(architecture="rnnsearch", hidden_size=16).model_dump()
+    stored["heads"] = 7  # as if the Transformer's default head count had been 7 when this was saved
+    assert ModelConfig.from_checkpoint(stored).hidden_size == 16
+    with pytest.raises(ValueError, match="heads: not a setting of rnnsearch"):
+        ModelConfig.model_validate(stored)

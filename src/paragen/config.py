@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from paragen.data.corpus import MAX_LINE_CHARS
 
@@ -24,6 +24,13 @@ IntRange = Annotated[tuple[PositiveInt, PositiveInt],
                      BeforeValidator(lambda value: tuple(value) if isinstance(value, list) else value)]
 """A [min, max] pair; YAML writes it as a list."""
 Fraction = Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+def _unique(values: list) -> list:
+    repeated = sorted({v for v in values if values.count(v) > 1}, key=str)
+    if repeated:
+        raise ValueError(f"{repeated} listed more than once")
+    return values
 
 
 class ConfigError(ValueError):
@@ -78,7 +85,7 @@ class Evaluation(_Strict):
 class AlignmentFilter(_Strict):
     """Which of Hwang et al. (2015)'s scored EW-SEW pairs to keep (recipe ew_sew_hwang; WEAN 000 §3.1.1)."""
 
-    classes: list[Literal["good", "good_partial", "remaining"]] = Field(
+    classes: Annotated[list[Literal["good", "good_partial", "remaining"]], AfterValidator(_unique)] = Field(
         ["good", "good_partial"], min_length=1, description="match classes (one release file each)")
     min_score: float = Field(0.45, description="keep pairs whose similarity score is greater than this")
     deduplicate: bool = Field(False, description="remove repeated pairs (WEAN says so for PWKP only)")
@@ -121,6 +128,12 @@ class VocabConfig(_Strict):
 
     max_size: PositiveInt | None = Field(None, description="keep the most frequent N tokens")
     min_count: PositiveInt = 1
+
+
+RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding")
+"""ModelConfig fields of the recurrent architectures only."""
+TRANSFORMER_ONLY = ("heads", "key_size", "feedforward_size", "dmass")
+"""ModelConfig fields of the Transformer only."""
 
 
 class DmassConfig(_Strict):
@@ -172,12 +185,22 @@ class ModelConfig(_Strict):
         "Vaswani et al.'s ratio)")
     dmass: DmassConfig | None = Field(None, description="transformer: DMASS's simplification memory")
 
+    @property
+    def feedforward_width(self) -> int:
+        """The Transformer's feed-forward inner size: as set, else 4 x d_model (Vaswani et al.'s ratio)."""
+        return self.feedforward_size or 4 * self.embedding_size
+
+    @classmethod
+    def from_checkpoint(cls, stored: Mapping[str, Any]) -> "ModelConfig":
+        """A configuration a checkpoint stored (every field), without the other architecture kind's fields, so a
+        later change of their defaults cannot make old checkpoints unreadable."""
+        other = RECURRENT_ONLY if stored.get("architecture") == "transformer" else TRANSFORMER_ONLY
+        return cls.model_validate({k: v for k, v in stored.items() if k not in other})
+
     @model_validator(mode="after")
     def _fields_fit_architecture(self) -> "ModelConfig":
-        recurrent_only = {"hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding"}
-        transformer_only = {"heads", "key_size", "feedforward_size", "dmass"}
         # A value equal to the default is harmless (a checkpoint stores every field of its configuration).
-        wrong = {name for name in (recurrent_only if self.architecture == "transformer" else transformer_only)
+        wrong = {name for name in (RECURRENT_ONLY if self.architecture == "transformer" else TRANSFORMER_ONLY)
                  if name in self.model_fields_set and getattr(self, name) != type(self).model_fields[name].default}
         if wrong:
             kind = "the transformer (its width is embedding_size = d_model)" if self.architecture == "transformer" \
@@ -278,7 +301,7 @@ class SystemConfig(_Strict):
     input: str = Field("source", description="paraphrase: 'source', or an experiment or system whose test output "
                        "the rules rewrite (003's 'paraphrase nmt')")
     reference: Annotated[int, Field(ge=0)] = Field(0, description="oracle: which reference set (0-based) is output")
-    sweep: list[Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+    sweep: Annotated[list[Annotated[float, Field(ge=0.0, le=1.0)]], AfterValidator(_unique)] = Field(
         default_factory=list, description="skip: also score these probabilities, each over `seeds` seeds (a table "
         "and a figure of the metrics against p)")
     seeds: PositiveInt = Field(10, description="skip sweep: seeds seed, seed+1, ... per probability (mean ± sd)")
@@ -421,20 +444,23 @@ class ParagenConfig(_Strict):
                     raise ValueError(f"systems.{name}.input: {system.input!r} is neither 'source' nor an experiment "
                                      f"or system; allowed values: {['source', *sorted(self.experiments), *sorted(self.systems)]}")
                 chain, current = [name], system.input
-                while current in self.systems and self.systems[current].input != "source":
-                    if current in chain:
-                        raise ValueError(f"systems.{name}.input: the inputs form a cycle: "
-                                         + " -> ".join(chain + [current]))
+                while current not in chain and current in self.systems and self.systems[current].input != "source":
                     chain.append(current)
                     current = self.systems[current].input
                 if current in chain:
                     raise ValueError(f"systems.{name}.input: the inputs form a cycle: " + " -> ".join(chain + [current]))
-        for name, spec in self.rules.items():
+                if self.dataset_of(system.input) != system.dataset:
+                    raise ValueError(f"systems.{name}.input: {system.input!r} decodes the test set of dataset "
+                                     f"{self.dataset_of(system.input)!r}, not {system.dataset!r} (its segmentation and "
+                                     "references may differ): rewrite an output of the same dataset")
+        if self.rules:
             from paragen.data.registry import load_registry
 
-            if spec.fetch not in load_registry():
-                raise ValueError(f"rules.{name}.fetch: unknown registry entry {spec.fetch!r}; allowed values: "
-                                 f"{sorted(load_registry())}")
+            registry = load_registry()
+            for name, spec in self.rules.items():
+                if spec.fetch not in registry:
+                    raise ValueError(f"rules.{name}.fetch: unknown registry entry {spec.fetch!r}; allowed values: "
+                                     f"{sorted(registry)}")
 
     def active_tables(self) -> dict[str, TableConfig]:
         """Tables of the enabled suites at the selected scale, in declaration order."""

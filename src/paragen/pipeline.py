@@ -389,8 +389,17 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         name=f"report_{table_name}", step="report",
         cmd=_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name,
                      *(("--data", ",".join(config.data)) if config.data else ())),
-        deps=deps, params=(f"tables.{table_name}", f"datasets.{first}"), outs=outs, uncached=outs,
+        deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran), outs=outs,
+        uncached=outs,
     )
+
+
+def caption_params(config: ParagenConfig, rows: list[str]) -> tuple[str, ...]:
+    """Keys a table's caption quotes beyond its rows' metrics: each system's settings and its rules' title and note
+    (editing a note reruns the report, although the system's output does not change)."""
+    systems = [r for r in rows if r in config.systems]
+    rules = dict.fromkeys(config.systems[s].rules for s in systems if config.systems[s].rules)
+    return tuple(f"systems.{s}" for s in systems) + tuple(f"rules.{r}" for r in rules)
 
 
 def final_outputs(all_stages: list[Stage]) -> list[str]:

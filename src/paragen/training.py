@@ -79,10 +79,15 @@ def corpus_digest(corpus: ParallelCorpus) -> str:
 def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
                   valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = (),
                   rule_files: Sequence[str | Path] = ()) -> dict[str, str]:
-    """What a resumable state must have been trained on, part by part (so a mismatch can say which part)."""
-    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads"})
+    """What a resumable state must have been trained on, part by part (so a mismatch can say which part).
+
+    Settings enter with their non-default values only, so a field added later (with a default) leaves
+    existing states resumable; what only changes the log or the stopping point is left out.
+    """
+    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads", "log_metrics"},
+                                     exclude_defaults=True)
     digest = {
-        "model and training settings": config_digest(model_config, trajectory),
+        "model and training settings": config_digest(model_config.model_dump(exclude_defaults=True), trajectory),
         "training data": corpus_digest(train_data),
         "validation data": corpus_digest(valid_data),
         "vocabulary": config_digest(vocab.itos),
@@ -121,7 +126,7 @@ def load_torch(path: str | Path, device: torch.device) -> dict:
 def load_model(path: str | Path, device: torch.device) -> tuple[Seq2Seq, dict]:
     """Rebuild a model from a checkpoint written by :func:`train`."""
     checkpoint = load_torch(path, device)
-    config = ModelConfig.model_validate(checkpoint["model_config"])
+    config = ModelConfig.from_checkpoint(checkpoint["model_config"])
     rules = None
     if config.dmass is not None:  # the memory's size comes from the checkpoint (its rules are saved with it)
         weights = checkpoint["model"]

@@ -40,8 +40,10 @@ def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Seque
     if metric == "sari":
         from paragen.metrics.sari import corpus_sari
 
-        sources = [" ".join(s) for s in data.sources]
-        return lambda hyps: corpus_sari(sources, [" ".join(h) for h in hyps], refs, mode="legacy").sari
+        case = str.lower if lowercase else (lambda s: s)  # as `paragen score --metric sari --lowercase` does
+        sources = [case(" ".join(s)) for s in data.sources]
+        cased_refs = [[case(r) for r in ref_set] for ref_set in refs]
+        return lambda hyps: corpus_sari(sources, [case(" ".join(h)) for h in hyps], cased_refs, mode="legacy").sari
     if metric == "rouge2":
         from paragen.metrics.rouge import corpus_rouge
 

@@ -210,7 +210,8 @@ def _ew_sew_hwang(raw_root: Path, split: str, options: dict) -> Split:
     sources, targets, notes = [], [], []
     for name in classes:
         if name not in HWANG_FILES:
-            raise CorpusError(f"unknown Hwang et al. class {name!r}; allowed values: {', '.join(HWANG_FILES)}")
+            raise CorpusError(f"unknown Hwang et al. class {name!r} (--classes; params.yaml: "
+                              f"datasets.<name>.alignment_filter.classes); allowed values: {', '.join(HWANG_FILES)}")
         english, simple, scores = read_hwang(raw_root / "ew_sew_hwang" / HWANG_FILES[name], notes)
         kept = [i for i, score in enumerate(scores) if score > threshold]
         notes.append(f"{name}: {len(english):,} pairs, {len(kept):,} with a score above {threshold}")

@@ -110,14 +110,23 @@ RECORDED_DIGESTS = ".recorded-digests.json"
 
 def _recorded(directory: Path) -> dict[str, dict]:
     path = directory / RECORDED_DIGESTS
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise FetchError(f"{path}:{error.lineno}: not valid JSON ({error.msg}); delete it to record the digests "
+                         "afresh") from None
 
 
 def expected_for(directory: Path, file: SourceFile) -> Expected:
-    """The registry's expectation, or, for a file without a published digest, the digest recorded earlier."""
+    """The registry's expectation, or, for a file without a published digest, the digest recorded earlier.
+
+    A recording made for another size than the registry now expects (the release changed) is ignored.
+    """
     expected = file.expected
     recorded = _recorded(directory).get(file.path)
-    if not expected.pinned and recorded is not None:
+    if not expected.pinned and recorded is not None and expected.size in (None, recorded.get("size")):
         return Expected(recorded["sha256"], None, expected.size)
     return expected
 
@@ -195,9 +204,13 @@ def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str
             try:
                 verify(dest, expected, str(dest))
                 obtained[file.path] = "present"
+                if not expected.pinned:  # placed by hand, or a fetch stopped before recording: record it now
+                    record_digest(directory, file)
                 continue
-            except FetchError:
-                log.warning("%s: present but its size or digest is wrong; fetching again", dest)
+            except FetchError as error:
+                against = f" (checked against the sha256 recorded in {directory / RECORDED_DIGESTS})" \
+                    if expected.sha256 and not file.expected.pinned else ""
+                log.warning("%s: present but %s%s; fetching again", dest, str(error).split(": ", 1)[-1], against)
                 dest.unlink()
         if file.manual:
             missing_manual.append(dest)

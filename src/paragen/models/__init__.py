@@ -21,7 +21,7 @@ def _transformer(config: ModelConfig, vocab_size: int, rules: RuleTable | None =
         memory = DmassMemory(rules, config.decoder_layers, config.embedding_size, config.dmass.update,
                              config.dmass.combine, config.dmass.read_after_updates)
     return Transformer(vocab_size, config.embedding_size, config.heads, config.key_size,
-                       config.feedforward_size or 4 * config.embedding_size, config.encoder_layers,
+                       config.feedforward_width, config.encoder_layers,
                        config.decoder_layers, config.dropout, config.share_embeddings, memory=memory)
 
 

@@ -129,6 +129,17 @@ class DecoderLayer(nn.Module):
         return self.norm_feed_forward(fed + self.dropout(self.feed_forward(fed))), weights, pre_context
 
 
+def _embedding(vocab_size: int, model_size: int) -> nn.Embedding:
+    """N(0, d_model^-1/2) entries (as Vaswani et al.'s implementations), so sqrt(d_model) · E has unit scale like
+    the positional encodings it is added to (PyTorch's N(0, 1) would drown the positions at d_model = 300);
+    the padding row is zero."""
+    table = nn.Embedding(vocab_size, model_size, padding_idx=PAD_ID)
+    nn.init.normal_(table.weight, 0.0, model_size ** -0.5)
+    with torch.no_grad():
+        table.weight[PAD_ID].zero_()
+    return table
+
+
 class Transformer(nn.Module):
     """Encoder–decoder Transformer with the ``encode`` / ``initial_state`` / ``step`` protocol of :class:`Seq2Seq`."""
 
@@ -140,9 +151,8 @@ class Transformer(nn.Module):
         super().__init__()
         self.memory = memory
         self.vocab_size, self.model_size = vocab_size, model_size
-        self.source_embedding = nn.Embedding(vocab_size, model_size, padding_idx=PAD_ID)
-        self.target_embedding = self.source_embedding if share_embeddings else \
-            nn.Embedding(vocab_size, model_size, padding_idx=PAD_ID)
+        self.source_embedding = _embedding(vocab_size, model_size)
+        self.target_embedding = self.source_embedding if share_embeddings else _embedding(vocab_size, model_size)
         self.register_buffer("positions", sinusoidal_positions(max_positions, model_size), persistent=False)
         self.encoder_layers = nn.ModuleList(EncoderLayer(model_size, heads, key_size, inner_size, dropout)
                                             for _ in range(encoder_layers))
@@ -153,12 +163,16 @@ class Transformer(nn.Module):
 
     def _embed(self, table: nn.Embedding, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """sqrt(d_model) · E[ids] + PE[positions]."""
-        if int(positions.max()) >= self.positions.size(0):
-            raise ValueError(f"position {int(positions.max())} exceeds the {self.positions.size(0)} positions of "
-                             "this Transformer (max_positions)")
         return self.dropout(table(ids) * math.sqrt(self.model_size) + self.positions[positions])
 
+    def _check_length(self, length: int, what: str) -> None:
+        """Positions beyond the sinusoid table cannot be encoded; said once per batch, not per decoding step."""
+        if length > self.positions.size(0):
+            raise ValueError(f"a {what} of {length} tokens exceeds the Transformer's {self.positions.size(0)} "
+                             "positions; shorten the lines (datasets.<name>.max_line_chars) or decoding.*.max_length")
+
     def encode(self, batch: Batch) -> Encoded:
+        self._check_length(batch.src.size(1), "source sentence")
         mask = batch.src != PAD_ID
         positions = torch.arange(batch.src.size(1), device=batch.src.device).expand_as(batch.src)
         x = self._embed(self.source_embedding, batch.src, positions)
@@ -207,6 +221,7 @@ class Transformer(nn.Module):
         encoded = self.encode(batch)
         inputs = self.target_ids(batch.tgt_in)
         length = inputs.size(1)
+        self._check_length(length, "target sentence")
         positions = torch.arange(length, device=inputs.device).expand_as(inputs)
         x = self._embed(self.target_embedding, inputs, positions)
         causal = torch.ones(length, length, dtype=torch.bool, device=inputs.device).tril()[None, None]

@@ -33,7 +33,7 @@ def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
         if m.architecture == "transformer":
             parts.append(f"{model_name}: Transformer {m.encoder_layers}+{m.decoder_layers} layers, d_model "
                          f"{m.embedding_size}, {m.heads} heads x d_k {m.key_size}, feed-forward "
-                         f"{m.feedforward_size or 4 * m.embedding_size}, dropout {m.dropout}")
+                         f"{m.feedforward_width}, dropout {m.dropout}")
             continue
         parts.append(f"{model_name}: {'bi-' if m.bidirectional else ''}{m.cell.upper()} "
                      f"{m.encoder_layers}+{m.decoder_layers} layers, hidden {m.hidden_size} / embedding "

@@ -32,7 +32,11 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
     if spec.method == "skip":
         return systems.skip(sources, spec.probability, spec.seed)
     if spec.method == "oracle":
-        return systems.oracle([read_lines(r) for r in reference_files(directory, "test")], spec.reference)
+        references = reference_files(directory, "test")
+        if spec.reference >= len(references):
+            raise ConfigError(f"systems.{name}.reference: {spec.reference}, but {directory} holds references "
+                              f"0..{len(references) - 1}")
+        return systems.oracle([read_lines(r) for r in references], spec.reference)
     assert spec.rules is not None  # validated: paraphrase has rules
     rules_spec = config.rules[spec.rules]
     rules = load_rules(rules_spec.path, rules_spec.format, spec.granularity)

@@ -123,7 +123,8 @@ PARSERS: dict[str, Callable[[str], Rule]] = {"pairs": _pairs, "simpleppdb": _sim
 
 
 def _open(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+    """Binary lines (each decoded on its own, so a bad byte is reported with its line)."""
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 
 
 def read_rules(path: str | Path, fmt: RuleFormat) -> Iterator[Rule]:
@@ -133,20 +134,21 @@ def read_rules(path: str | Path, fmt: RuleFormat) -> Iterator[Rule]:
     path = Path(path)
     parse = PARSERS[fmt]
     blank: list[int] = []
-    try:
-        with _open(path) as handle:
-            for number, raw in enumerate(handle, start=1):
-                line = raw.rstrip("\r\n")
-                if not line.strip():
-                    continue
-                try:
-                    yield parse(line)
-                except _BlankSide:
-                    blank.append(number)
-                except ValueError as error:
-                    raise RuleError(f"{path}:{number}: {error} ({fmt} format): {line[:200]!r}") from None
-    except UnicodeDecodeError as error:
-        raise RuleError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    with _open(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as error:
+                raise RuleError(f"{path}:{number}: not UTF-8 text ({error.reason} at byte {error.start} of the "
+                                "line)") from None
+            if not line.strip():
+                continue
+            try:
+                yield parse(line)
+            except _BlankSide:
+                blank.append(number)
+            except ValueError as error:
+                raise RuleError(f"{path}:{number}: {error} ({fmt} format): {line[:200]!r}") from None
     if blank:
         log.warning("%s: %d rule(s) skipped, a side with no token once split on whitespace (lines %s)", path,
                     len(blank), ", ".join(map(str, blank[:10])) + (" ..." if len(blank) > 10 else ""))

@@ -21,13 +21,10 @@ from paragen.atomic import atomic_path, write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.data.corpus import read_lines
 from paragen.evaluation import evaluate_output
+from paragen.scoring import headline
 from paragen.simplification.systems import skip
 
 METRIC_LABELS = {"sari": "SARI", "bleu": "BLEU", "rouge": "ROUGE"}
-
-
-def _score(value) -> float:
-    return float(value["score"]) if not isinstance(value["score"], dict) else float(next(iter(value["score"].values())))
 
 
 def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[float, dict[str, list[float]]]:
@@ -46,9 +43,12 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
         hyp = Path(scratch) / "test.hyp"
         for p, seed in tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet):
             hyp.write_text("".join(line + "\n" for line in skip(sources, p, seed)), encoding="utf-8")
-            scores = evaluate_output(dataset, directory, str(hyp))
-            for metric in dataset.evaluation.metrics:
-                results.setdefault(p, {}).setdefault(metric, []).append(_score(scores[metric]))
+            scores = headline(evaluate_output(dataset, directory, str(hyp)))
+            for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
+                value = scores[metric]
+                for name, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
+                    column = name if name == metric else f"{metric}_{name}"
+                    results.setdefault(p, {}).setdefault(column, []).append(float(number))
     return results
 
 
