@@ -1,3 +1,4 @@
+import pytest
 import json
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
     Path("runs/t_copynet/copy_trace.json").write_text(json.dumps(
         {"x->x": {"correct": {**trace, "line": 3, "correct": True}, "wrong": None}}))
     calls = {}
-    monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title: calls.update(curves=(label, title)))
+    monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title, column: calls.update(curves=(label, title)))
     monkeypatch.setattr(build, "plot_copy_heatmap", lambda shown, path, title: calls.update(heatmap=(shown, title)))
     build.build_table_report(tiny_config, "copynet_synthetic")
     label, title = calls["curves"]
@@ -138,3 +139,22 @@ def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_pat
     assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS]
     assert drawn["texts"] == ["valid_sari\nnot in this log"]
     assert drawn["lines"][1:] == [[10.0, 20.0], [40.0, 55.0], [45.0, 50.0], [3.0, 2.0], [2.5, 2.2]]
+
+
+def test_curves_never_mix_selection_metrics():
+    from paragen import pipeline
+    from paragen.config import load_config, parse_config
+
+    from conftest import ROOT
+
+    raw = load_config(ROOT / "params.yaml").model_dump(exclude_unset=True)
+    raw.update(suites=["simplification"], data=["turk", "wikilarge"])
+    config = parse_config(raw)
+    # NMT selects by validation loss, the Transformers by SARI: both log SARI, so the curves plot SARI
+    assert pipeline.curve_column(config, ["simp_nmt", "simp_transformer"]) == ("valid_sari", "validation SARI")
+    assert pipeline.curve_column(config, ["simp_transformer", "simp_dmass"]) == ("valid_metric", "validation SARI")
+    plots = {k: v for p in pipeline.dvc_plots(config) for k, v in p.items()}
+    assert set(plots["simplification_valid_curves"]["y"].values()) == {"valid_sari"}
+    raw["training"]["nmt_simp"]["log_metrics"] = []
+    with pytest.raises(ValueError, match="give their training configurations a shared log_metrics entry"):
+        pipeline.curve_column(parse_config(raw), ["simp_nmt", "simp_transformer"])

@@ -437,8 +437,22 @@ def dvc_document(all_stages: list[Stage]) -> dict[str, Any]:
 
 
 VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "validation BLEU",
-                "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
+                "sari": "validation SARI", "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
 """What ``valid_metric`` in a ``train_log.csv`` holds, by ``training.*.valid_metric``."""
+
+
+def curve_column(config: ParagenConfig, experiments: list[str]) -> tuple[str, str]:
+    """(train_log.csv column, label) the validation curves of these runs share: their model-selection metric when
+    they all select by the same one, else a metric all of them log (``log_metrics``): never a mix of metrics."""
+    trainings = [config.training[config.experiments[e].training] for e in experiments]
+    selection = {t.valid_metric for t in trainings}
+    if len(selection) == 1:
+        return "valid_metric", VALID_LABELS[selection.pop()]
+    common = [m for m in trainings[0].log_metrics if all(m in t.log_metrics for t in trainings)]
+    if common:
+        return f"valid_{common[0]}", VALID_LABELS[common[0]]
+    raise ValueError(f"the runs {experiments} select by different metrics ({sorted(selection)}) and log none in "
+                     "common: give their training configurations a shared log_metrics entry to plot them together")
 
 
 def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
@@ -450,11 +464,11 @@ def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
             if table.kind == "scores" else []
         if not ran:
             continue
-        metric = config.training[config.experiments[ran[0]].training].valid_metric
+        column, label = curve_column(config, ran)
         plots.append({f"{name}_valid_curves": {
-            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": "valid_metric" for e in ran},
-            "title": f"{table.title}: {VALID_LABELS[metric]} per training epoch (validation split)",
-            "x_label": "training epoch", "y_label": VALID_LABELS[metric]}})
+            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": column for e in ran},
+            "title": f"{table.title}: {label} per training epoch (validation split)",
+            "x_label": "training epoch", "y_label": label}})
     return plots
 
 

@@ -143,11 +143,10 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     panels = pipeline.panel_experiments(config, list(ran.values()))
     figures = pipeline.figure_paths(table_name, bool(copying), panels)
     logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
-    metric = config.training[config.experiments[next(iter(ran.values()))].training].valid_metric
+    column, label = pipeline.curve_column(config, list(ran.values()))
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
-    label = pipeline.VALID_LABELS[metric]
     plot_curves(logs, figures[0], label, f"{label} after each training epoch\n"
-                f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)")
+                f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
         traces = json.loads(Path(pipeline.copy_trace_path(copying[0])).read_text(encoding="utf-8"))

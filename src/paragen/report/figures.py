@@ -26,8 +26,10 @@ def _save(fig: plt.Figure, path: str | Path) -> None:
     plt.close(fig)
 
 
-def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, title: str) -> None:
-    """Validation metric per epoch, one line per run; runs without a log are listed as missing."""
+def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, title: str,
+                column: str = "valid_metric") -> None:
+    """A validation metric (``column`` of train_log.csv) per epoch, one line per run; runs without a log are listed
+    as missing."""
     fig, ax = plt.subplots(figsize=(6, 4))
     missing = []
     for label, log_path in logs.items():
@@ -35,7 +37,7 @@ def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, titl
             missing.append(label)
             continue
         rows = read_log(log_path)
-        ax.plot([r["epoch"] for r in rows], [r["valid_metric"] for r in rows], marker="o", markersize=3,
+        ax.plot([r["epoch"] for r in rows], [r[column] for r in rows], marker="o", markersize=3,
                 label=label)
     ax.set_xlabel("training epoch")
     ax.set_ylabel(metric_label)
