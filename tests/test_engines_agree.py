@@ -46,8 +46,8 @@ def _with_real_data(path) -> str:
 def _with_real_experiments(path) -> str:
     """...and the turk-mini, WEAN and simplification suites, so real-data train/decode/evaluate stages, the
     rows without training (system + evaluate) and their tables are in."""
-    return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini, turk]\n").replace(
-        "\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean, simplification]\n")
+    return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini, turk, wikilarge]\n").replace(
+        "\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean, simplification, simplification_mini]\n")
 
 
 @pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
@@ -72,6 +72,9 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
         assert "train_pwkp_wean" not in snake  # PWKP is not switched on: its rows say so instead
         assert {"fetch_ppdb", "system_simp_ppdb_word", "evaluate_simp_ppdb_word", "system_simp_oracle",
                 "report_simplification"} <= snake.keys()
-        assert not any(name.startswith("train_simp") for name in snake)
+        # trained simplification rows: their rule files are inputs of training (DMASS, critic)
+        assert {"train_simp_transformer", "train_simp_dmass", "train_simp_critic_fixed", "system_simp_nmt_ppdb_word",
+                "train_smini_dmass", "report_simplification_turk_mini"} <= snake.keys()
+        assert "data/raw/ppdb/.complete-eval.json" in snake["train_simp_dmass"][1]
     for name in snake:
         assert snake[name] == dvc[name], name

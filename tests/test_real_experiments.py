@@ -61,8 +61,8 @@ def test_validator_scores_bleu_against_every_reference():
     assert bleu([["a", "b", "c", "d"], ["e", "f", "g", "h"]]) == pytest.approx(100.0)  # second reference set
     assert bleu([["i", "j", "k", "l"], ["m", "n", "o", "t"]]) == pytest.approx(0.0)
     assert make_validator("exact_match", valid)([["x", "y", "z", "w"], ["nope"]]) == pytest.approx(50.0)
-    with pytest.raises(ValueError, match="no validator for 'sari'"):
-        make_validator("sari", valid)
+    with pytest.raises(ValueError, match="no validator for 'meteor'; allowed values: exact_match, bleu, sari, rouge2"):
+        make_validator("meteor", valid)
 
 
 @pytest.mark.parametrize("model, vocab, expected", [
