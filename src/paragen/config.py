@@ -160,6 +160,17 @@ class CriticConfig(_Strict):
     weight: Annotated[float, Field(gt=0.0)] = Field(1.0, description="lambda: the critic term's weight")
 
 
+class PretrainedEmbeddings(_Strict):
+    """Word vectors to start the embeddings from (003 §4.3.2: 300-d GloVe); absent file -> random, said so."""
+
+    fetch: str = Field("glove", description="registry entry that downloads the vectors")
+    file: str = Field("glove.6B.300d.txt", description="GloVe text file inside data/raw/<fetch>/")
+
+    @property
+    def path(self) -> str:
+        return f"data/raw/{self.fetch}/{self.file}"
+
+
 class ModelConfig(_Strict):
     """One model configuration; ``architecture`` picks the composition (DESIGN.md §4)."""
 
@@ -184,6 +195,8 @@ class ModelConfig(_Strict):
         None, description="transformer: inner size of the ReLU feed-forward sublayer (default 4 x d_model, "
         "Vaswani et al.'s ratio)")
     dmass: DmassConfig | None = Field(None, description="transformer: DMASS's simplification memory")
+    pretrained_embeddings: PretrainedEmbeddings | None = Field(
+        None, description="start the embeddings from these word vectors (their width must be embedding_size)")
 
     @property
     def feedforward_width(self) -> int:
@@ -425,6 +438,15 @@ class ParagenConfig(_Strict):
         for key, rules in named:
             if rules not in self.rules:
                 raise ValueError(f"{key}: unknown rules {rules!r}; allowed values: {sorted(self.rules)}")
+        vectors = {n: m.pretrained_embeddings.fetch for n, m in self.models.items() if m.pretrained_embeddings}
+        if vectors:
+            from paragen.data.registry import load_registry
+
+            registry = load_registry()
+            for name, entry in vectors.items():
+                if entry not in registry:
+                    raise ValueError(f"models.{name}.pretrained_embeddings.fetch: unknown registry entry {entry!r}; "
+                                     f"allowed values: {sorted(registry)}")
 
     def _check_systems(self) -> None:
         clash = sorted(set(self.systems) & set(self.experiments))

@@ -338,7 +338,8 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         deps=data.train_deps + (data.vocab,) + tuple(dict.fromkeys(
             fetch_marker(config.rules[r].fetch, scopes[config.rules[r].fetch]) for r in rules)),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
-        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv"),
+        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv")
+        + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
         threads=config.training[spec.training].threads or 1,
     )]
     decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
@@ -382,6 +383,8 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         if rescored_baselines(table):
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
+        deps += tuple(embeddings_path(e) for e in trained
+                      if config.models[config.experiments[e].model].pretrained_embeddings)
         outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
                                                          panel_experiments(config, trained)) if trained else ())
     first = config.dataset_of(table.experiments()[0])
@@ -392,6 +395,11 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran), outs=outs,
         uncached=outs,
     )
+
+
+def embeddings_path(experiment: str) -> str:
+    """How a run's embeddings started (pretrained vectors or random, and why): its table caption says it."""
+    return f"{run_dir(experiment)}/embeddings.json"
 
 
 def caption_params(config: ParagenConfig, rows: list[str]) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from paragen.atomic import atomic_path, write_text
+from paragen.atomic import write_json, atomic_path, write_text
 from paragen.batching import iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig
 from paragen.data.corpus import ParallelCorpus
@@ -41,6 +41,7 @@ from paragen.decoding import translate
 from paragen.models import build_model
 from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
+from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_tables
 from paragen.objectives import objective
 from paragen.schedules import set_rate
 from paragen.runlock import run_lock
@@ -245,6 +246,9 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     model = build_model(model_config, len(vocab),
                         tables[model_config.dmass.rules] if model_config.dmass else None).to(device)
     critic_rules = tables[training.critic.rules].to(device) if training.critic else None
+    if model_config.pretrained_embeddings is not None:  # before any resume: a resumed state overwrites it
+        init = initialise(vocabulary_tables(model, len(vocab)), vocab, Path(model_config.pretrained_embeddings.path))
+        write_json(run_dir / EMBEDDINGS_FILE, init.as_json())
     optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=training.adam_betas,
                                  eps=training.adam_eps)
     state = TrainState()

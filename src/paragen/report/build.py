@@ -10,6 +10,7 @@ from paragen import pipeline
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
 from paragen.report.figures import plot_copy_heatmap, plot_curves, plot_training_panels, read_log
+from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.stopping_rule import training_outcome
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
@@ -85,6 +86,18 @@ def sweep_summary(config: ParagenConfig, name: str) -> str:
             f"{pipeline.sweep_outputs(name)[0]})")
 
 
+def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:
+    """" Embeddings: ROW: GloVe for N of V words; ..." for rows whose model starts from pretrained vectors."""
+    parts = []
+    for row, exp in rows.items():
+        if exp not in config.experiments or not config.models[config.experiments[exp].model].pretrained_embeddings:
+            continue
+        path = Path(pipeline.embeddings_path(exp))
+        if path.exists():
+            parts.append(f"{row}: " + EmbeddingInit(**json.loads(path.read_text(encoding="utf-8"))).describe())
+    return (" Embeddings: " + "; ".join(parts) + ".") if parts else ""
+
+
 def describe_systems(config: ParagenConfig, names: list[str]) -> str:
     """Caption text for the rows that need no training: what each computes."""
     parts = []
@@ -125,6 +138,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
                + (f" {describe_systems(config, systems)}" if systems else "")
+               + describe_embeddings(config, spec.rows)
                + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else "")
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
