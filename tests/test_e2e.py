@@ -13,7 +13,7 @@ import pytest
 from paragen.config import load_config
 from paragen.pipeline import write_dvc_yaml
 
-from conftest import MIRROR
+from conftest import MIRROR, ROOT
 
 pytestmark = pytest.mark.e2e
 
@@ -146,3 +146,31 @@ def test_real_data_stages_under_both_engines(workflow_dir):
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
     run(["dvc", "repro", "datasets_table", "vocab_turk_mini"], workflow_dir)
     assert "| turk_mini | test | 359 |" in (workflow_dir / "results/tables/datasets.md").read_text()
+
+
+@pytest.mark.skipif(not (MIRROR / "ppdb").is_dir(), reason=f"public-data mirror not found at {MIRROR}")
+def test_rows_without_training_through_the_real_snakefile(workflow_dir):
+    """003's identity, PPDB paraphrase and oracle rows: fetch -> prepare -> system -> evaluate -> table, from the mirror."""
+    import yaml
+
+    raw = yaml.safe_load((workflow_dir / "params.yaml").read_text())
+    project = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["datasets"]["turk"] = project["datasets"]["turk"]
+    raw["rules"] = project["rules"]
+    raw["systems"] = {name: project["systems"][name] for name in ("simp_identity", "simp_ppdb_word", "simp_oracle")}
+    raw["tables"]["simplification"] = {**project["tables"]["simplification"], "rows": {
+        "identity": "simp_identity", "paraphrase (word)": "simp_ppdb_word", "oracle": "simp_oracle"}}
+    raw.update(suites=["simplification"], data=["turk"], mirrors=[str(MIRROR)])
+    (workflow_dir / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    committed = workflow_dir / "results/tables/published_outputs.csv"  # the table's SBMT-SARI row reads it
+    committed.parent.mkdir(parents=True)
+    committed.write_text((ROOT / "results/tables/published_outputs.csv").read_text())
+    run(["snakemake", "--cores", "2", "results/tables/simplification.md"], workflow_dir)
+    table = (workflow_dir / "results/tables/simplification.md").read_text()
+    oracle = next(line for line in table.splitlines() if line.startswith("| oracle |"))
+    assert oracle.endswith("| 91.15 / 100.00 (+8.85) |")  # reference 0 is one of the 8 references: BLEU 100
+    identity = next(line for line in table.splitlines() if line.startswith("| identity |"))
+    assert "not run" not in identity and "—" not in identity.split("|")[2]
+    assert "PPDB 1.0 XXXL lexical synonym pairs" in table and "Test sentences: 359." in table
+    assert "Nothing to be done" in run(["snakemake", "--cores", "2", "--dry-run",
+                                        "results/tables/simplification.md"], workflow_dir).stdout
