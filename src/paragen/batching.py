@@ -27,6 +27,8 @@ class Batch:
     tgt_out: torch.Tensor  # (batch, tgt_len) y1 .. yn </s>, extended ids
     oovs: list[list[str]] = field(default_factory=list)  # per example: extended id - len(V) -> word
     indices: list[int] = field(default_factory=list)  # position of each example in its corpus
+    target_words: list[list[str]] = field(default_factory=list)  # per example: its target tokens (the character
+    # decoder spells the ones the vocabulary calls <unk>)
 
     @property
     def max_oovs(self) -> int:
@@ -91,6 +93,7 @@ def make_batch(
         tgt_out=_pad([r + [EOS_ID] for r in tgt_rows]),
         oovs=list(oov_lists),
         indices=list(indices) if indices is not None else list(range(len(sources))),
+        target_words=[list(t) for t in targets] if targets is not None else [],
     )
 
 

@@ -195,6 +195,8 @@ class ModelConfig(_Strict):
         None, description="transformer: inner size of the ReLU feed-forward sublayer (default 4 x d_model, "
         "Vaswani et al.'s ratio)")
     dmass: DmassConfig | None = Field(None, description="transformer: DMASS's simplification memory")
+    char_decoder: bool = Field(False, description="rnnsearch/wean with attentional input feeding: spell <unk> words "
+                               "with a character LSTM started from the attentional vector (003 §4.3.1)")
     pretrained_embeddings: PretrainedEmbeddings | None = Field(
         None, description="start the embeddings from these word vectors (their width must be embedding_size)")
 
@@ -219,6 +221,9 @@ class ModelConfig(_Strict):
             kind = "the transformer (its width is embedding_size = d_model)" if self.architecture == "transformer" \
                 else f"{self.architecture} (a recurrent model)"
             raise ValueError(f"{', '.join(sorted(wrong))}: not a setting of {kind}")
+        if self.char_decoder and (self.architecture not in ("rnnsearch", "wean") or self.input_feeding != "attentional"):
+            raise ValueError("char_decoder: needs the attentional vector of Luong input feeding (architecture rnnsearch "
+                             "or wean with input_feeding: attentional)")
         if self.input_feeding == "attentional" and self.architecture not in ("rnnsearch", "wean"):
             raise ValueError(f"input_feeding: 'attentional' needs an attentional output layer (rnnsearch, wean); "
                              f"{self.architecture} keeps its paper's update, use 'context'")

@@ -35,10 +35,36 @@ def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabular
             results[index] = Translation(
                 [decode_ids(h.tokens, vocab, batch.oovs[row]) for h in hyps[row]], [h.score for h in hyps[row]]
             )
+        if getattr(model, "char_decoder", None) is not None:
+            spell_unknowns(model, [sources[i] for i in batch.indices], [results[i] for i in batch.indices], vocab,
+                           device)
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:  # would misalign outputs with references downstream
         raise RuntimeError(f"{len(missing)} sentences were not decoded (first: index {missing[0]})")
     return results  # type: ignore[return-value]
+
+
+UNK = "<unk>"
+
+
+@torch.no_grad()
+def spell_unknowns(model: Seq2Seq, sources: Sequence[Sequence[str]], translations: Sequence[Translation],
+                   vocab: Vocabulary, device: torch.device) -> None:
+    """Replace each <unk> of the top-1 outputs by the character decoder's spelling (003 §4.3.1, in place).
+
+    The attentional vector at each <unk> position comes from teacher-forcing the model on its own output,
+    so the spelling starts from the state the word decoder had when it chose <unk>.
+    """
+    rows = [i for i, t in enumerate(translations) if UNK in t.nbest[0]]
+    if not rows:
+        return
+    outputs = [[w for w in translations[i].nbest[0] if w != "</s>"] for i in rows]
+    batch = make_batch([sources[i] for i in rows], outputs, vocab).to(device)
+    _, attentional = model.teacher_forced(batch)
+    positions = [(k, t) for k, words in enumerate(outputs) for t, w in enumerate(words) if w == UNK]
+    spelled = model.char_decoder.spell(attentional[[k for k, _ in positions], [t for _, t in positions]])
+    for (k, t), word in zip(positions, spelled):
+        translations[rows[k]].nbest[0][t] = word or UNK
 
 
 @torch.no_grad()

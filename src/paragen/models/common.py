@@ -6,6 +6,7 @@ from torch import nn
 
 from paragen.config import ModelConfig
 from paragen.models.attention import Attention
+from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.vocabulary import PAD_ID
@@ -40,3 +41,8 @@ def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bo
     return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
                             attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
                             config.decoder_layers, feed)
+
+
+def char_decoder(config: ModelConfig, attentional_size: int) -> CharDecoder | None:
+    """The character decoder for <unk> words (``char_decoder: true``), started from the attentional vector."""
+    return CharDecoder(attentional_size) if config.char_decoder else None

@@ -16,4 +16,4 @@ def build(config: ModelConfig, vocab_size: int) -> Seq2Seq:
     enc = common.encoder(config, vocab_size)
     dec = common.decoder(config, enc, vocab_size, attentional_size=config.hidden_size)
     out = SoftmaxOutput(config.hidden_size, enc.memory_size, vocab_size, config.dropout)
-    return Seq2Seq(enc, dec, out, vocab_size)
+    return Seq2Seq(enc, dec, out, vocab_size, char_decoder=common.char_decoder(config, config.hidden_size))

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from paragen.batching import Batch
+from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.models.outputs import CopyOutput
@@ -39,12 +40,13 @@ class Seq2Seq(nn.Module):
     """Encoder + input-feeding decoder + output layer (+ CopyNet's selective read)."""
 
     def __init__(self, encoder: RNNEncoder, decoder: RecurrentDecoder, output: nn.Module, vocab_size: int,
-                 selective_read: bool = False):
+                 selective_read: bool = False, char_decoder: CharDecoder | None = None):
         super().__init__()
         self.encoder, self.decoder, self.output = encoder, decoder, output
         self.vocab_size = vocab_size
         self.copies = isinstance(output, CopyOutput)
         self.selective_read = selective_read
+        self.char_decoder = char_decoder  # spells <unk> words from the attentional vector (003 §4.3.1)
 
     def encode(self, batch: Batch) -> Encoded:
         memory, summary = self.encoder(batch.src, batch.src_lengths)
@@ -91,17 +93,43 @@ class Seq2Seq(nn.Module):
 
     def forward(self, batch: Batch) -> torch.Tensor:
         """Teacher-forced log-probabilities, (batch, tgt_len, width)."""
+        return self.teacher_forced(batch)[0]
+
+    def teacher_forced(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Log-probabilities (batch, tgt_len, width) and, with Luong input feeding, the attentional vectors
+        h̃_t (batch, tgt_len, size) the character decoder starts from."""
         encoded = self.encode(batch)
         state = self.initial_state(encoded)
-        steps = []
+        steps, attentional = [], []
         for t in range(batch.tgt_in.size(1)):
             out = self.step(batch.tgt_in[:, t], state, encoded)
             state = out.state
             steps.append(out.log_probs)
-        return torch.stack(steps, dim=1)
+            if "feed" in state:
+                attentional.append(state["feed"])
+        return torch.stack(steps, dim=1), (torch.stack(attentional, dim=1) if attentional else None)
 
     def loss(self, batch: Batch) -> "Loss":
-        return token_nll(self, batch)
+        if self.char_decoder is None:
+            return token_nll(self, batch)
+        log_probs, attentional = self.teacher_forced(batch)
+        result = token_nll(self, batch, log_probs)
+        gold = self.target_ids(batch.tgt_out)
+        rows, cols = ((gold == UNK_ID) & (word_positions(batch))).nonzero(as_tuple=True)
+        if rows.numel() == 0:
+            return Loss(result.total, result.tokens, result.correct, {**result.terms, "char": 0.0}, log_probs)
+        words = [batch.target_words[r][c] for r, c in zip(rows.tolist(), cols.tolist())]
+        char_nll, _ = self.char_decoder.loss(words, attentional[rows, cols])
+        char_term = char_nll / max(result.tokens, 1)  # summed over the unknown words' bytes, per target token
+        return Loss(result.total + char_term, result.tokens, result.correct,
+                    {**result.terms, "char": float(char_term.detach())}, log_probs)
+
+
+def word_positions(batch: Batch) -> torch.Tensor:
+    """(batch, tgt_len): positions holding a target word (not </s>, not padding): the words the character
+    decoder can be taught to spell."""
+    lengths = torch.tensor([len(w) for w in batch.target_words], device=batch.tgt_out.device)
+    return torch.arange(batch.tgt_out.size(1), device=batch.tgt_out.device).unsqueeze(0) < lengths.unsqueeze(1)
 
 
 @dataclass
@@ -119,10 +147,10 @@ class Loss:
     log_probs: torch.Tensor | None = None  # the teacher-forced log-probabilities, for objectives built on them
 
 
-def token_nll(model: nn.Module, batch: Batch) -> Loss:
+def token_nll(model: nn.Module, batch: Batch, log_probs: torch.Tensor | None = None) -> Loss:
     """Mean token negative log-likelihood (Gu et al. Eq. 10, per token), for any model whose ``forward``
     gives teacher-forced log-probabilities and ``target_ids`` the ids it can score."""
-    log_probs = model(batch)
+    log_probs = model(batch) if log_probs is None else log_probs
     gold = model.target_ids(batch.tgt_out)
     nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
     real = gold != PAD_ID
