@@ -164,3 +164,37 @@ def test_dmass_and_critic_train_and_resume_exactly(tmp_path, tiny_config, mode):
     with pytest.raises(ValueError, match="rules 'toy' are needed"):
         train(model_config=model, training=training, train_data=train_data, valid_data=valid_data, vocab=vocab,
               run_dir=tmp_path / "none", device=torch.device("cpu"), progress=False)
+
+
+def test_halving_update_of_the_released_code_by_hand():
+    memory = DmassMemory(RULES, layers=1, model_size=2, update="halve")
+    candidates = torch.tensor([[True, False]])
+    outputs = torch.tensor([[WINNER, WINNER, WINNER]])
+    pre = [torch.tensor([[[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]])]
+    memory.update(outputs, torch.ones(1, 3, dtype=torch.bool), candidates, pre, pre)
+    # first write copies (1, 2); then ((1,2) + (5,6)) / 2 = (3, 4); then ((3,4) + (9,10)) / 2 = (6, 7)
+    assert memory.pre[0, 0].tolist() == [6.0, 7.0]  # a running mean would give (5, 6)
+
+
+def test_released_code_placement_reads_at_the_top_keyed_by_layer_zero():
+    torch.manual_seed(4)
+    memory = DmassMemory(RULES, layers=2, model_size=8, combine="concat", placement="top", trigger="gold")
+    assert memory.pre.shape == (1, 2, 8)  # one memory, not one per layer
+    model = Transformer(len(VOCAB), 8, 2, 4, 16, 1, 2, 0.0, False, memory=memory)
+    batch = make_batch([["the", "recipient"]], [["the", "winner"]], VOCAB)
+    captured = []
+    model.decoder_layers[0].register_forward_hook(lambda module, args, out: captured.append(out[2]))
+    model.train()
+    model(batch)
+    # gold trigger: "winner" is the gold target at position 1, whatever the model predicts
+    assert memory.stored.tolist() == [1, 0]
+    assert torch.allclose(memory.pre[0, 0], captured[0][0, 1], atol=1e-6)  # keyed by layer 0's pre-context
+    model.eval()
+    parallel = model(batch)
+    plain = parallel.clone()
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    for t in range(batch.tgt_in.size(1)):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        assert torch.allclose(out.log_probs, plain[:, t], atol=1e-5)

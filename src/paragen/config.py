@@ -140,8 +140,13 @@ class DmassConfig(_Strict):
     """DMASS's memory in a Transformer (003 §3.2.3); the defaults are the report's description."""
 
     rules: str = Field(description="a name under rules: (its lexical rules within the vocabulary get a slot each)")
-    update: Literal["overwrite", "average"] = Field(
-        "overwrite", description="overwrite (the report) or a running average (Zhao et al.'s released code)")
+    update: Literal["overwrite", "average", "halve"] = Field(
+        "overwrite", description="overwrite (the report), a running mean, or (old + new) / 2 (Zhao et al.'s code)")
+    placement: Literal["each_layer", "top"] = Field(
+        "each_layer", description="each_layer (the report: slots per decoder layer, read before its feed-forward) or "
+        "top (the released code: one memory keyed by layer 0's pre-context, valued by the output, read at the top)")
+    trigger: Literal["predicted", "gold"] = Field(
+        "predicted", description="store where the prediction (the report) or the gold target (the code) is the simple word")
     combine: Literal["add", "concat"] = Field(
         "add", description="c + r into the feed-forward (the report) or W[c; r] (the released code)")
     read_after_updates: Annotated[int, Field(ge=0)] = Field(

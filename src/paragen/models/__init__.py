@@ -19,7 +19,8 @@ def _transformer(config: ModelConfig, vocab_size: int, rules: RuleTable | None =
         if rules is None:
             raise ValueError("a Transformer with dmass needs its rule table (rules:) to be built")
         memory = DmassMemory(rules, config.decoder_layers, config.embedding_size, config.dmass.update,
-                             config.dmass.combine, config.dmass.read_after_updates)
+                             config.dmass.combine, config.dmass.read_after_updates, config.dmass.placement,
+                             config.dmass.trigger)
     return Transformer(vocab_size, config.embedding_size, config.heads, config.key_size,
                        config.feedforward_width, config.encoder_layers,
                        config.decoder_layers, config.dropout, config.share_embeddings, memory=memory)

@@ -6,8 +6,14 @@ feed-forward sublayer).
 
 - **Update** (training, teacher forced): where the model's argmax output at a position is the simple
   word of a rule whose complex word is in the source, that position's pre- and post-context are
-  stored in the rule's slot; a later match overwrites it (``update="overwrite"``, the report) or is
-  averaged in (``"average"``: a running mean, Zhao et al.'s released code).
+  stored in the rule's slot; a later match overwrites it (``update="overwrite"``, the report), is
+  averaged in (``"average"``: a running mean) or halves the distance ((old + new) / 2: ``"halve"``, what
+  Zhao et al.'s released code does, ``model/graph.py`` ``update_memory``). ``trigger="gold"`` stores
+  where the *gold* target holds the simple word instead of the prediction (the released code).
+- **Placement**: ``each_layer`` (the report: every decoder layer has its slots and reads them before its
+  feed-forward sublayer) or ``top`` (the released code, ``model/transformer.py``: one memory keyed by
+  layer 0's pre-context, valued by the decoder's final output, read after the last layer, where the
+  output and the read are concatenated and mapped back by a linear layer).
 - **Read** (training and decoding): at each position, the current pre-context c is scored against the
   stored pre-contexts c_r of the sentence's candidate rules (complex word in the source, slot filled),
   α = softmax(c · c_r), r = Σ α_r post_r; the layer's feed-forward reads c + r (``combine="add"``, the
@@ -32,10 +38,13 @@ class DmassMemory(nn.Module):
     """Slots (layers, rules, d_model) of pre- and post-contexts, with the rules they belong to."""
 
     def __init__(self, rules: RuleTable, layers: int, model_size: int,
-                 update: Literal["overwrite", "average"] = "overwrite", combine: Literal["add", "concat"] = "add",
-                 read_after_updates: int = 0):
+                 update: Literal["overwrite", "average", "halve"] = "overwrite",
+                 combine: Literal["add", "concat"] = "add", read_after_updates: int = 0,
+                 placement: Literal["each_layer", "top"] = "each_layer", trigger: Literal["predicted", "gold"] = "predicted"):
         super().__init__()
         self.update_rule, self.combine, self.read_after_updates = update, combine, read_after_updates
+        self.placement, self.trigger = placement, trigger
+        layers = 1 if placement == "top" else layers  # top: one memory, keyed by layer 0, valued by the output
         self.register_buffer("complex_ids", rules.complex_ids.clone())
         self.register_buffer("simple_ids", rules.simple_ids.clone())
         count = len(rules)
@@ -50,12 +59,16 @@ class DmassMemory(nn.Module):
         """(batch, rules): the rule's complex word occurs in the source (batch, src_len)."""
         return (source.unsqueeze(2) == self.complex_ids.view(1, 1, -1)).any(dim=1)
 
-    def read(self, layer: int, context: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
-        """What the feed-forward sublayer of ``layer`` reads instead of ``context`` (batch, length, d_model)."""
+    def read(self, layer: int, context: torch.Tensor, candidates: torch.Tensor,
+             base: torch.Tensor | None = None) -> torch.Tensor:
+        """``base`` (default: ``context``) combined with what the memory returns for the query ``context``
+        (batch, length, d_model): what the feed-forward sublayer of ``layer`` reads (each_layer), or what replaces
+        the decoder output (top, where ``base`` is that output)."""
+        base = context if base is None else base
         usable = candidates & (self.stored > 0).unsqueeze(0)  # (batch, rules)
         rows = usable.any(dim=0).nonzero().squeeze(1)  # the rules any sentence of the batch can read
         if int(self.updates) < self.read_after_updates or rows.numel() == 0:
-            read = torch.zeros_like(context)
+            read = torch.zeros_like(base)
         else:
             # index_select copies the few slots read, so updates made later in the same training step (in place,
             # on the buffers) cannot disturb the backward pass, and scoring costs the batch's rules, not all
@@ -65,8 +78,8 @@ class DmassMemory(nn.Module):
             weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # a sentence without usable rules reads 0
             read = weights @ post
         if self.merge is not None:
-            return self.merge[layer](torch.cat([context, read], dim=-1))
-        return context + read
+            return self.merge[layer](torch.cat([base, read], dim=-1))
+        return base + read
 
     @torch.no_grad()
     def update(self, outputs: torch.Tensor, real: torch.Tensor, candidates: torch.Tensor,
@@ -81,7 +94,8 @@ class DmassMemory(nn.Module):
         made = 0
         for b, t, r in hits.nonzero().tolist():
             self.stored[r] += 1
-            keep = 1.0 if self.update_rule == "overwrite" else 1.0 / float(self.stored[r])
+            keep = {"overwrite": 1.0, "average": 1.0 / float(self.stored[r]),
+                    "halve": 1.0 if int(self.stored[r]) == 1 else 0.5}[self.update_rule]
             for layer in range(self.pre.size(0)):
                 self.pre[layer, r] += keep * (pre[layer][b, t].float() - self.pre[layer, r])
                 self.post[layer, r] += keep * (post[layer][b, t].float() - self.post[layer, r])

@@ -207,8 +207,12 @@ class Transformer(nn.Module):
             keys = torch.cat([state[f"self_k{index}"], keys], dim=2)
             values = torch.cat([state[f"self_v{index}"], values], dim=2)
             new_state[f"self_k{index}"], new_state[f"self_v{index}"] = keys, values
-            x, weights, _ = layer(x, keys, values, None, encoded.projections[f"cross_k{index}"],
-                                  encoded.projections[f"cross_v{index}"], cross_mask, self._reader(index, encoded))
+            x, weights, pre_context = layer(x, keys, values, None, encoded.projections[f"cross_k{index}"],
+                                            encoded.projections[f"cross_v{index}"], cross_mask,
+                                            self._reader(index, encoded))
+            if index == 0:
+                key = pre_context
+        x = self._read_top(key, x, encoded)
         log_probs = torch.log_softmax(self.projection(x.squeeze(1)).float(), dim=-1)
         attention = None if weights is None else weights.mean(dim=1).squeeze(1)  # heads averaged: (batch, src_len)
         return StepOutput(log_probs, new_state, attention, None, None)
@@ -233,17 +237,28 @@ class Transformer(nn.Module):
                                       cross_mask, self._reader(index, encoded))
             pre.append(pre_context)
             post.append(x)
+        x = self._read_top(pre[0], x, encoded)
         log_probs = torch.log_softmax(self.projection(x).float(), dim=-1)
-        if self.memory is not None and self.training:  # DMASS's update, from the teacher-forced argmax
-            self.memory.update(log_probs.argmax(-1), batch.tgt_out != PAD_ID,
-                               encoded.projections["dmass_candidates"], pre, post)
+        memory = self.memory
+        if memory is not None and self.training:  # DMASS's update, from the teacher-forced argmax (or the gold)
+            outputs = log_probs.argmax(-1) if memory.trigger == "predicted" else self.target_ids(batch.tgt_out)
+            keys, values = ([pre[0]], [x]) if memory.placement == "top" else (pre, post)
+            memory.update(outputs, batch.tgt_out != PAD_ID, encoded.projections["dmass_candidates"], keys, values)
         return log_probs
 
     def _reader(self, layer: int, encoded: Encoded) -> Callable[[torch.Tensor], torch.Tensor] | None:
-        if self.memory is None:
+        """DMASS's read inside ``layer`` (placement each_layer), else None."""
+        if self.memory is None or self.memory.placement != "each_layer":
             return None
         memory, candidates = self.memory, encoded.projections["dmass_candidates"]
         return lambda context: memory.read(layer, context, candidates)
+
+    def _read_top(self, key: torch.Tensor, output: torch.Tensor, encoded: Encoded) -> torch.Tensor:
+        """DMASS's read after the last layer (placement top): keyed by layer 0's pre-context, combined with the
+        decoder output (the released code); the output unchanged otherwise."""
+        if self.memory is None or self.memory.placement != "top":
+            return output
+        return self.memory.read(0, key, encoded.projections["dmass_candidates"], base=output)
 
     def loss(self, batch: Batch) -> Loss:
         return token_nll(self, batch)
