@@ -109,6 +109,11 @@ def test_decoding_steps_read_the_memory_as_the_parallel_decoder_does():
     parallel = model(batch)
     plain = _model(None).eval()
     assert not torch.allclose(parallel, plain(batch), atol=1e-3)  # the memory is read
+    assert_steps_equal_parallel(model, batch, parallel)
+
+
+def assert_steps_equal_parallel(model, batch, parallel):
+    """Decoding one position at a time gives the teacher-forced parallel decoder's log-probabilities."""
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     for t in range(batch.tgt_in.size(1)):
@@ -190,11 +195,4 @@ def test_released_code_placement_reads_at_the_top_keyed_by_layer_zero():
     assert memory.stored.tolist() == [1, 0]
     assert torch.allclose(memory.pre[0, 0], captured[0][0, 1], atol=1e-6)  # keyed by layer 0's pre-context
     model.eval()
-    parallel = model(batch)
-    plain = parallel.clone()
-    encoded = model.encode(batch)
-    state = model.initial_state(encoded)
-    for t in range(batch.tgt_in.size(1)):
-        out = model.step(batch.tgt_in[:, t], state, encoded)
-        state = out.state
-        assert torch.allclose(out.log_probs, plain[:, t], atol=1e-5)
+    assert_steps_equal_parallel(model, batch, model(batch))
