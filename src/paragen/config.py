@@ -353,6 +353,8 @@ class TableConfig(_Strict):
     grid: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="parameters tables: row label -> column label -> experiment")
     note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
+    see_also: list[str] = Field(default_factory=list, description="committed files REPORT.md links under the table "
+                                "(e.g. a study made by a separate command)")
 
     @model_validator(mode="after")
     def _rows_or_grid(self) -> "TableConfig":

@@ -42,6 +42,9 @@ def write_index(config: ParagenConfig) -> None:
         for figure in pipeline.figure_paths(name, copying, panels):
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
+        for extra in table.see_also:
+            if Path(extra).exists():
+                lines += [f"See also: [{Path(extra).stem}]({_relative(extra)})", ""]
         for row in table.rows.values():
             if row in config.systems and config.systems[row].sweep:
                 md, _, figure = pipeline.sweep_outputs(row)
