@@ -165,15 +165,22 @@ class CriticConfig(_Strict):
     weight: Annotated[float, Field(gt=0.0)] = Field(1.0, description="lambda: the critic term's weight")
 
 
-class PretrainedEmbeddings(_Strict):
-    """Word vectors to start the embeddings from (003 §4.3.2: 300-d GloVe); absent file -> random, said so."""
+class RawFile(_Strict):
+    """A file a registry entry (sources.yaml) brings into data/raw/<fetch>/."""
 
-    fetch: str = Field("glove", description="registry entry that downloads the vectors")
-    file: str = Field("glove.6B.300d.txt", description="GloVe text file inside data/raw/<fetch>/")
+    fetch: str = Field(description="registry entry (sources.yaml) that downloads the file")
+    file: str = Field(description="the file inside data/raw/<fetch>/")
 
     @property
     def path(self) -> str:
         return f"data/raw/{self.fetch}/{self.file}"
+
+
+class PretrainedEmbeddings(RawFile):
+    """Word vectors to start the embeddings from (003 §4.3.2: 300-d GloVe); absent file -> random, said so."""
+
+    fetch: str = Field("glove", description="registry entry that downloads the vectors")
+    file: str = Field("glove.6B.300d.txt", description="GloVe text file inside data/raw/<fetch>/")
 
 
 class ModelConfig(_Strict):
@@ -296,19 +303,13 @@ class ExperimentConfig(_Strict):
     decoding: str
 
 
-class RuleFileConfig(_Strict):
+class RuleFileConfig(RawFile):
     """A paraphrase rule file (003: PPDB): which registry entry brings it, where it lands, how it is written."""
 
-    fetch: str = Field(description="registry entry (sources.yaml) that downloads the file")
-    file: str = Field(description="the file inside data/raw/<fetch>/")
     format: Literal["pairs", "simpleppdb", "ppdb2", "dmass"] = Field(
         description="pairs: word<TAB>word (weight 1); simpleppdb: 5 columns; ppdb2: ' ||| ' fields; dmass: X=>a=>b=>w")
     title: str = Field(description="what the table captions call it")
     note: str = Field("", description="what a reader must know about these rules (shown in the caption)")
-
-    @property
-    def path(self) -> str:
-        return f"data/raw/{self.fetch}/{self.file}"
 
 
 class SystemConfig(_Strict):
@@ -338,6 +339,12 @@ class SystemConfig(_Strict):
         if self.sweep and self.method != "skip":
             raise ValueError(f"sweep applies to method skip, not {self.method}")
         return self
+
+
+def rules_used(model: ModelConfig, training: TrainingConfig) -> list[str]:
+    """Names under ``rules:`` a model and its training need: the DMASS memory's, the critic loss's."""
+    return list(dict.fromkeys(name for name in (model.dmass and model.dmass.rules,
+                                                training.critic and training.critic.rules) if name))
 
 
 class TableConfig(_Strict):
@@ -437,6 +444,7 @@ class ParagenConfig(_Strict):
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         self._check_systems()
         self._check_rule_references()
+        self._check_raw_files()
         for name, table in self.tables.items():
             for exp in table.experiments():
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
@@ -450,15 +458,20 @@ class ParagenConfig(_Strict):
         for key, rules in named:
             if rules not in self.rules:
                 raise ValueError(f"{key}: unknown rules {rules!r}; allowed values: {sorted(self.rules)}")
-        vectors = {n: m.pretrained_embeddings.fetch for n, m in self.models.items() if m.pretrained_embeddings}
-        if vectors:
-            from paragen.data.registry import load_registry
 
-            registry = load_registry()
-            for name, entry in vectors.items():
-                if entry not in registry:
-                    raise ValueError(f"models.{name}.pretrained_embeddings.fetch: unknown registry entry {entry!r}; "
-                                     f"allowed values: {sorted(registry)}")
+    def _check_raw_files(self) -> None:
+        """Every file named by registry entry (rule files, pretrained vectors) names a known entry."""
+        files = {f"rules.{n}.fetch": spec for n, spec in self.rules.items()}
+        files |= {f"models.{n}.pretrained_embeddings.fetch": m.pretrained_embeddings
+                  for n, m in self.models.items() if m.pretrained_embeddings}
+        if not files:
+            return
+        from paragen.data.registry import load_registry
+
+        registry = load_registry()
+        for key, spec in files.items():
+            if spec.fetch not in registry:
+                raise ValueError(f"{key}: unknown registry entry {spec.fetch!r}; allowed values: {sorted(registry)}")
 
     def _check_systems(self) -> None:
         clash = sorted(set(self.systems) & set(self.experiments))
@@ -487,14 +500,6 @@ class ParagenConfig(_Strict):
                     raise ValueError(f"systems.{name}.input: {system.input!r} decodes the test set of dataset "
                                      f"{self.dataset_of(system.input)!r}, not {system.dataset!r} (its segmentation and "
                                      "references may differ): rewrite an output of the same dataset")
-        if self.rules:
-            from paragen.data.registry import load_registry
-
-            registry = load_registry()
-            for name, spec in self.rules.items():
-                if spec.fetch not in registry:
-                    raise ValueError(f"rules.{name}.fetch: unknown registry entry {spec.fetch!r}; allowed values: "
-                                     f"{sorted(registry)}")
 
     def active_tables(self) -> dict[str, TableConfig]:
         """Tables of the enabled suites at the selected scale, in declaration order."""

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import ParagenConfig, RealDataset, TableConfig
+from paragen.config import ParagenConfig, RealDataset, TableConfig, rules_used
 from paragen.data.synthetic import SPLITS
 
 PARAMS_FILE = "params.yaml"
@@ -226,8 +226,7 @@ def fetch_scopes(config: ParagenConfig) -> dict[str, str]:
 def experiment_rules(config: ParagenConfig, experiment: str) -> list[str]:
     """Names under ``rules:`` an experiment trains with: its model's DMASS memory, its training's critic loss."""
     spec = config.experiments[experiment]
-    dmass, critic = config.models[spec.model].dmass, config.training[spec.training].critic
-    return list(dict.fromkeys(name for name in (dmass and dmass.rules, critic and critic.rules) if name))
+    return rules_used(config.models[spec.model], config.training[spec.training])
 
 
 def rule_entries(config: ParagenConfig) -> list[str]:
@@ -235,6 +234,14 @@ def rule_entries(config: ParagenConfig) -> list[str]:
     names = [config.systems[s].rules for s in config.active_systems() if config.systems[s].rules is not None]
     names += [name for e in config.active_experiments() for name in experiment_rules(config, e)]
     return list(dict.fromkeys(config.rules[name].fetch for name in names))
+
+
+def rule_markers(config: ParagenConfig, rules: list[str]) -> tuple[str, ...]:
+    """The fetch markers of the registry entries that bring these rule files (each entry once)."""
+    if not rules:
+        return ()
+    scopes = fetch_scopes(config)
+    return tuple(dict.fromkeys(fetch_marker(config.rules[r].fetch, scopes[config.rules[r].fetch]) for r in rules))
 
 
 def hyp_path(row: str) -> str:
@@ -258,11 +265,11 @@ def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
 def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
     """compute the output (no training) -> evaluate, as for a trained row."""
     system = config.systems[name]
-    deps = experiment_data(config, name).test_deps
+    test_deps = experiment_data(config, name).test_deps
+    deps = test_deps
     params = [f"systems.{name}"]
     if system.rules is not None:
-        rules = config.rules[system.rules]
-        deps += (fetch_marker(rules.fetch, fetch_scopes(config)[rules.fetch]),)
+        deps += rule_markers(config, [system.rules])
         params.append(f"rules.{system.rules}")
     if system.input != "source":
         deps += (hyp_path(system.input),)
@@ -275,7 +282,7 @@ def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
         outs = sweep_outputs(name)
         result.append(Stage(name=f"sweep_{name}", step="score",
                             cmd=_command("paragen", "skip-sweep", "--params", PARAMS_FILE, "--name", name, "--quiet"),
-                            deps=experiment_data(config, name).test_deps,
+                            deps=test_deps,
                             params=(f"systems.{name}",) + _set_keys(dataset, config.datasets[dataset], ("evaluation",)),
                             outs=outs, uncached=outs))
     return result
@@ -331,12 +338,10 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     dataset = config.datasets[spec.dataset]
     evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) if isinstance(dataset, RealDataset) else ()
     rules = experiment_rules(config, exp)
-    scopes = fetch_scopes(config) if rules else {}
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
         cmd=_command("exec", "paragen", "train", "--params", PARAMS_FILE, "--experiment", exp, "--die-with-parent"),
-        deps=data.train_deps + (data.vocab,) + tuple(dict.fromkeys(
-            fetch_marker(config.rules[r].fetch, scopes[config.rules[r].fetch]) for r in rules)),
+        deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv")
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),

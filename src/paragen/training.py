@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 
 from paragen.atomic import write_json, atomic_path, write_text
 from paragen.batching import iterate_batches
-from paragen.config import DecodingConfig, ModelConfig, TrainingConfig
+from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_used
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.fetch import digests
 from paragen.decoding import translate
@@ -235,7 +235,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
     digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files)
     tables = rule_tables or {}
-    for needed in filter(None, (model_config.dmass and model_config.dmass.rules, training.critic and training.critic.rules)):
+    for needed in rules_used(model_config, training):
         if needed not in tables:
             raise ValueError(f"rules {needed!r} are needed (dmass or critic) but were not given to train()")
     if training.threads:
