@@ -82,8 +82,12 @@ def sentence_statistics(source: str, output: str, references: Sequence[str]) -> 
     return stats
 
 
+def _precision(correct: float, system: float, reference: float) -> float:
+    return correct / system if system > 0 else 0.0
+
+
 def _f1(correct: float, system: float, reference: float) -> float:
-    precision = correct / system if system > 0 else 0.0
+    precision = _precision(correct, system, reference)
     recall = correct / reference if reference > 0 else 0.0
     return 2 * precision * recall / (precision + recall) if precision > 0 and recall > 0 else 0.0
 
@@ -95,10 +99,6 @@ class SariScore:
     keep: float
     delete: float
     mode: str
-
-
-def _precision(correct: float, system: float, reference: float) -> float:
-    return correct / system if system > 0 else 0.0
 
 
 def score_from_statistics(totals: np.ndarray, mode: str, deletion: Literal["f1", "precision"] = "f1") -> SariScore:

@@ -48,7 +48,7 @@ class RuleTable:
         return RuleTable(self.complex_ids.to(device), self.simple_ids.to(device), self.weights.to(device))
 
 
-def _occurs(ids: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+def occurs(ids: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
     """(batch, rules): whether ``words[r]`` occurs in row b of ``ids`` (batch, length)."""
     return (ids.unsqueeze(2) == words.view(1, 1, -1)).any(dim=1)
 
@@ -64,9 +64,9 @@ def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Ten
     tokens = real.sum().clamp_min(1)
     if len(rules) == 0:
         return log_probs.new_zeros(())
-    candidate = _occurs(source, rules.complex_ids) | _occurs(source, rules.simple_ids)  # (batch, rules)
+    candidate = occurs(source, rules.complex_ids) | occurs(source, rules.simple_ids)  # (batch, rules)
     if variant == "fixed":
-        candidate = candidate & _occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
+        candidate = candidate & occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
     generated = log_probs.argmax(dim=-1)  # (batch, tgt_len)
     active = candidate.unsqueeze(1) & real.unsqueeze(2)  # (batch, tgt_len, rules)
     made_complex = (generated.unsqueeze(2) == rules.complex_ids.view(1, 1, -1)) & active

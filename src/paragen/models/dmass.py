@@ -31,7 +31,7 @@ from typing import Literal
 import torch
 from torch import nn
 
-from paragen.models.critic import RuleTable
+from paragen.models.critic import RuleTable, occurs
 
 
 class DmassMemory(nn.Module):
@@ -57,7 +57,7 @@ class DmassMemory(nn.Module):
 
     def candidates(self, source: torch.Tensor) -> torch.Tensor:
         """(batch, rules): the rule's complex word occurs in the source (batch, src_len)."""
-        return (source.unsqueeze(2) == self.complex_ids.view(1, 1, -1)).any(dim=1)
+        return occurs(source, self.complex_ids)
 
     def read(self, layer: int, context: torch.Tensor, candidates: torch.Tensor,
              base: torch.Tensor | None = None) -> torch.Tensor:

@@ -197,7 +197,7 @@ class Transformer(nn.Module):
 
     def step(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> StepOutput:
         """One position: ``tokens`` (batch,) are y_{t-1}; the new keys and values join the state."""
-        inputs = tokens.masked_fill(tokens >= self.vocab_size, UNK_ID).unsqueeze(1)
+        inputs = self.target_ids(tokens).unsqueeze(1)
         x = self._embed(self.target_embedding, inputs, state["position"].unsqueeze(1))
         new_state: State = {"position": state["position"] + 1}
         cross_mask = encoded.mask[:, None, None, :]
