@@ -70,20 +70,16 @@ def absent_reason(config: ParagenConfig, experiment: str) -> str:
 
 def sweep_summary(config: ParagenConfig, name: str) -> str:
     """", over N seeds: SARI m ± sd, ..." for a skip row whose sweep includes its own probability."""
+    from paragen.simplification.skip_sweep import summary_at
+
     spec = config.systems[name]
     path = Path(pipeline.sweep_outputs(name)[1])
-    if not spec.sweep or not path.exists():
+    found = summary_at(path, spec.probability) if spec.sweep and path.exists() else None
+    if found is None:
         return ""
-    import csv
-
-    with open(path, encoding="utf-8", newline="") as handle:
-        row = next((r for r in csv.DictReader(handle) if float(r["probability"]) == spec.probability), None)
-    if row is None:
-        return ""
-    metrics = [key[:-5] for key in row if key.endswith("_mean")]
-    shown = ", ".join(f"{m.upper()} {float(row[m + '_mean']):.2f} ± {float(row[m + '_sd']):.2f}" for m in metrics)
-    return (f" (over seeds {spec.seed}..{spec.seed + int(row['seeds']) - 1}: {shown}; every p in "
-            f"{pipeline.sweep_outputs(name)[0]})")
+    seeds, scores = found
+    shown = ", ".join(f"{m.upper()} {mean:.2f} ± {sd:.2f}" for m, (mean, sd) in scores.items())
+    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {shown}; every p in {pipeline.sweep_outputs(name)[0]})"
 
 
 def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:

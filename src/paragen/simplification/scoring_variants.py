@@ -27,8 +27,8 @@ from typing import Callable
 import numpy as np
 
 from paragen.atomic import write_text
-from paragen.data.corpus import CorpusError, read_lines
-from paragen.data.prepare import lowercase_and_strip_specials
+from paragen.data.corpus import CorpusError
+from paragen.data.prepare import aligned, lowercase_and_strip_specials
 from paragen.metrics.bleu import corpus_bleu
 from paragen.metrics.sari import all_statistics, score_from_statistics
 
@@ -65,10 +65,9 @@ class TurkTest:
 
 def read_turk_test(raw: str | Path) -> TurkTest:
     raw = Path(raw)
-    try:
-        sources = read_lines(raw / "test.8turkers.tok.norm")
-        turk = [read_lines(raw / f"test.8turkers.tok.turk.{k}") for k in range(8)]
-        simp = read_lines(raw / "test.8turkers.tok.simp")
+    names = ["norm", *(f"turk.{k}" for k in range(8)), "simp"]
+    try:  # the files line by line, checked to be aligned
+        sources, *turk, simp = aligned([raw / f"test.8turkers.tok.{name}" for name in names], [])
     except CorpusError as error:
         raise CorpusError(f"{error}; fetch it first: paragen fetch turkcorpus --eval-only --mirror ../shared/data") \
             from None

@@ -46,8 +46,8 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
             scores = headline(evaluate_output(dataset, directory, str(hyp)))
             for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
                 value = scores[metric]
-                for name, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
-                    column = name if name == metric else f"{metric}_{name}"
+                for part, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
+                    column = part if part == metric else f"{metric}_{part}"
                     results.setdefault(p, {}).setdefault(column, []).append(float(number))
     return results
 
@@ -66,6 +66,17 @@ def to_csv(results: dict[float, dict[str, list[float]]]) -> str:
         stats = [f"{v:.4f}" for m in metrics for v in _mean_sd(scores[m])]
         writer.writerow([p, len(scores[metrics[0]]), *stats, *(" ".join(f"{v:.4f}" for v in scores[m]) for m in metrics)])
     return buffer.getvalue()
+
+
+def summary_at(path: str | Path, probability: float) -> tuple[int, dict[str, tuple[float, float]]] | None:
+    """(seeds, metric -> (mean, sd)) of one drop probability in a sweep CSV written by :func:`to_csv`; None when the
+    sweep did not score that probability."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        row = next((r for r in csv.DictReader(handle) if float(r["probability"]) == probability), None)
+    if row is None:
+        return None
+    metrics = [key[: -len("_mean")] for key in row if key.endswith("_mean")]
+    return int(row["seeds"]), {m: (float(row[f"{m}_mean"]), float(row[f"{m}_sd"])) for m in metrics}
 
 
 def to_markdown(name: str, results: dict[float, dict[str, list[float]]], first_seed: int) -> str:
