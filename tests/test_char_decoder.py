@@ -147,3 +147,16 @@ def test_a_hybrid_model_trains_and_reloads_with_its_character_decoder(tmp_path, 
     assert state.epoch == 1
     model, _ = load_model(tmp_path / "run" / "best.pt", torch.device("cpu"))
     assert model.char_decoder is not None
+
+
+def test_validation_loss_is_the_word_nll_like_the_training_loss():
+    from paragen.batching import make_batch
+    from paragen.data.corpus import ParallelCorpus
+    from paragen.models.seq2seq import token_nll
+    from paragen.training import validation_loss
+
+    model = _hybrid()
+    sources, targets = [["a", "zz"], ["d"]], [["b", "zz"], ["yy", "e", "qq"]]
+    loss, _ = validation_loss(model, ParallelCorpus(sources, targets), VOCAB, 8, torch.device("cpu"))
+    words_only = token_nll(model, make_batch(sources, targets, VOCAB)).total.item()
+    assert loss == pytest.approx(words_only, abs=1e-5)  # the spelling term is trained, not reported as loss

@@ -195,8 +195,8 @@ def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, bat
     model.eval()
     total, tokens, correct = 0.0, 0, 0
     for batch in iterate_batches(data.sources, data.targets, vocab, batch_size):
-        result = model.loss(batch.to(device))
-        total, tokens, correct = total + result.total.item() * result.tokens, tokens + result.tokens, \
+        result = model.loss(batch.to(device))  # the word NLL, as train_loss reports it (not auxiliary terms)
+        total, tokens, correct = total + result.terms["nll"] * result.tokens, tokens + result.tokens, \
             correct + result.correct
     return total / max(tokens, 1), 100.0 * correct / max(tokens, 1)
 
