@@ -9,7 +9,7 @@ through a training run.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping
+from typing import Annotated, Any, Iterable, Literal, Mapping
 
 import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
@@ -537,6 +537,10 @@ class ParagenConfig(_Strict):
                     if self.runnable(row):
                         add(row)
         return list(seen)
+
+    def trained_and_runnable(self, rows: Iterable[str]) -> list[str]:
+        """The rows that are trained experiments (not systems) and can run: what has a training log."""
+        return [row for row in rows if row in self.experiments and self.runnable(row)]
 
     def active_experiments(self) -> list[str]:
         """Experiments the active scores tables need and can run, deduplicated, in table order."""

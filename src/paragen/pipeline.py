@@ -377,7 +377,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
 def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> Stage:
     """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
     ran = [e for e in table.experiments() if config.runnable(e)]
-    trained = [e for e in ran if e in config.experiments]
+    trained = config.trained_and_runnable(ran)
     if table.kind == "parameters":
         deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
         outs = table_outputs(table_name)
@@ -473,8 +473,7 @@ def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
     (the same data as ``results/figures/<table>_valid_curves.png``)."""
     plots = []
     for name, table in config.active_tables().items():
-        ran = [e for e in table.rows.values() if e in config.experiments and config.runnable(e)] \
-            if table.kind == "scores" else []
+        ran = config.trained_and_runnable(table.rows.values()) if table.kind == "scores" else []
         if not ran:
             continue
         column, label = curve_column(config, ran)

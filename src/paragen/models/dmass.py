@@ -42,7 +42,7 @@ class DmassMemory(nn.Module):
                  combine: Literal["add", "concat"] = "add", read_after_updates: int = 0,
                  placement: Literal["each_layer", "top"] = "each_layer", trigger: Literal["predicted", "gold"] = "predicted"):
         super().__init__()
-        self.update_rule, self.combine, self.read_after_updates = update, combine, read_after_updates
+        self.update_rule, self.read_after_updates = update, read_after_updates  # combine: whether merge exists
         self.placement, self.trigger = placement, trigger
         layers = 1 if placement == "top" else layers  # top: one memory, keyed by layer 0, valued by the output
         self.register_buffer("complex_ids", rules.complex_ids.clone())

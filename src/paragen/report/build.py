@@ -139,7 +139,8 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
-    ran = {row: exp for row, exp in spec.rows.items() if exp in config.experiments and config.runnable(exp)}
+    trained = set(config.trained_and_runnable(spec.rows.values()))
+    ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
     for row, exp in ran.items():
         log_path = Path(pipeline.run_dir(exp)) / "train_log.csv"
         if log_path.exists():
