@@ -158,3 +158,22 @@ def test_curves_never_mix_selection_metrics():
     raw["training"]["nmt_simp"]["log_metrics"] = []
     with pytest.raises(ValueError, match="give their training configurations a shared log_metrics entry"):
         pipeline.curve_column(parse_config(raw), ["simp_nmt", "simp_transformer"])
+
+
+def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
+    from paragen.report.build import describe_hardware
+    one, two, old = tmp_path / "one", tmp_path / "two", tmp_path / "old"
+    for run, sessions, walls in ((one, [{"first_epoch": 1, "device": "GPU A"}], [30.0, 90.0]),
+                                 (two, [{"first_epoch": 1, "device": "GPU A"}, {"first_epoch": 3, "device": "CPU B"}],
+                                  [60.0, 60.0, 60.0]),
+                                 (old, None, [10.0])):
+        run.mkdir()
+        (run / "train_log.csv").write_text("epoch,train_loss,valid_loss,valid_metric,wall_time_s\n" + "".join(
+            f"{i + 1},1.0,1.0,5.0,{w}\n" for i, w in enumerate(walls)))
+        if sessions is not None:
+            (run / "sessions.json").write_text(json.dumps(sessions))
+    text = describe_hardware({"Row 1": one, "Row 2": two, "Old": old})
+    assert "Trained on CPU B and GPU A;" in text
+    assert "Row 1 2.0 min; Row 2 3.0 min, resumed at epoch 3." in text
+    assert "Old" not in text  # a run without session records is left out, not guessed
+    assert describe_hardware({"Old": old}) == ""

@@ -1,6 +1,7 @@
 """Resumption must be exact: an interrupted run ends with the weights of an uninterrupted one."""
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -188,3 +189,14 @@ def test_logging_more_metrics_or_spelling_out_a_default_keeps_the_run_resumable(
     changed = resume_digest(model, TrainingConfig(batch_size=8, seed=5, schedule="inverse_sqrt"), train_data,
                             valid_data, vocab)
     assert changed["model and training settings"] != digest["model and training settings"]
+
+
+def test_each_training_process_records_its_first_epoch_and_device(tmp_path, tiny_config):
+    """sessions.json names the hardware and shows where a run was split (tables quote it in captions)."""
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "split", tiny_config, data, stop_after_epoch=2)
+    _run(tmp_path, "split", tiny_config, data)
+    _run(tmp_path, "split", tiny_config, data)  # already finished: no training, no new session
+    sessions = json.loads((tmp_path / "split" / "sessions.json").read_text())
+    assert [s["first_epoch"] for s in sessions] == [1, 3]
+    assert all(s["device"].startswith("CPU ") and s["device"].endswith("1 thread(s)") for s in sessions)

@@ -7,8 +7,11 @@ epoch was selected and whether the run stopped early or hit the epoch cap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from paragen.config import TrainingConfig
+
+SESSIONS_FILE = "sessions.json"  # in a run directory: TrainState.sessions, published with the log
 
 
 @dataclass
@@ -22,6 +25,9 @@ class TrainState:
     log_rows: list[dict[str, float]] = field(default_factory=list)
     finished: bool = False
     optimizer_steps: int = 0  # what the learning-rate schedule counts (absent from states saved before it: 0)
+    # One entry per process that trained: the first epoch it ran and the device it ran on, so a table can name
+    # the hardware and show where a run was split (absent from states saved before it: empty).
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     def stopped(self, training: TrainingConfig) -> bool:
         """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""

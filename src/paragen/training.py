@@ -24,6 +24,7 @@ import hashlib
 import io
 import json
 import logging
+import platform
 import random
 import time
 from pathlib import Path
@@ -45,7 +46,7 @@ from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_ta
 from paragen.objectives import objective
 from paragen.schedules import set_rate
 from paragen.runlock import run_lock
-from paragen.stopping_rule import TrainState, replayed_stop
+from paragen.stopping_rule import SESSIONS_FILE, TrainState, replayed_stop
 from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
 
@@ -54,6 +55,22 @@ log = logging.getLogger(__name__)
 LOG_FIELDS = ("epoch", "train_loss", "valid_loss", "valid_metric", "wall_time_s", "tokens_per_s", "train_accuracy",
               "valid_accuracy")
 """Columns of train_log.csv; ``training.*.log_metrics`` add ``valid_<metric>`` columns after them."""
+
+
+def describe_device(device: torch.device) -> str:
+    """The hardware a run trained on, in words, for the tables' captions (GPU name, or CPU model and threads)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    model = next((line.split(":", 1)[1].strip() for line in _read_cpuinfo().splitlines()
+                  if line.startswith("model name")), platform.machine())
+    return f"CPU {model}, {torch.get_num_threads()} thread(s)"
+
+
+def _read_cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def pick_device(requested: str | None = None) -> torch.device:
@@ -274,6 +291,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
     monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
+    if not state.finished:
+        state.sessions = state.sessions + [{"first_epoch": state.epoch + 1, "device": describe_device(device)}]
     while not state.finished:
         if stop_after_epoch is not None and state.epoch >= stop_after_epoch:
             return state
@@ -331,6 +350,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": state.epoch,
                 "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")
     write_text(run_dir / "train_log.csv", _log_csv(state.log_rows))
+    write_json(run_dir / SESSIONS_FILE, state.sessions)
     # best.pt is published last: its presence marks a completed stage.
     with atomic_path(run_dir / "best.pt") as tmp:
         tmp.write_bytes(best_path.read_bytes())

@@ -12,7 +12,7 @@ from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
 from paragen.report.figures import plot_copy_heatmap, plot_curves, plot_training_panels, read_log
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
-from paragen.stopping_rule import training_outcome
+from paragen.stopping_rule import SESSIONS_FILE, training_outcome
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
                                    to_latex, to_markdown)
 
@@ -58,6 +58,29 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
     return (f"Scale: {data.rules} rules × {data.instances_per_rule} instances "
             f"(paper: 200 × 200), {data.symbols} symbols, seed {data.seed}; "
             f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; " + _beams_text(config, experiments))
+
+
+def describe_hardware(run_dirs: dict[str, Path]) -> str:
+    """Caption text: the device each row trained on, its wall time, and where a run was split across processes.
+
+    Read from each run's ``sessions.json`` (written by training) and the ``wall_time_s`` of its log; rows whose
+    run predates session records are left out rather than guessed.
+    """
+    parts, devices = [], set()
+    for row, run_dir in run_dirs.items():
+        sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
+        if not (sessions_path.exists() and log_path.exists()):
+            continue
+        sessions = json.loads(sessions_path.read_text(encoding="utf-8"))
+        minutes = sum(r["wall_time_s"] for r in read_log(log_path)) / 60
+        devices.update(s["device"] for s in sessions)
+        split = ("" if len(sessions) <= 1 else ", resumed at epoch "
+                 + ", ".join(str(s["first_epoch"]) for s in sessions[1:]))
+        parts.append(f"{row} {minutes:.1f} min{split}")
+    if not parts:
+        return ""
+    return (f" Trained on {' and '.join(sorted(devices))}; wall time per row (training and per-epoch validation, "
+            f"summed over epochs): {'; '.join(parts)}.")
 
 
 def absent_reason(config: ParagenConfig, experiment: str) -> str:
@@ -145,6 +168,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         log_path = Path(pipeline.run_dir(exp)) / "train_log.csv"
         if log_path.exists():
             table.training[row] = training_outcome(read_log(log_path), config.training[config.experiments[exp].training])
+    table.caption += describe_hardware({row: Path(pipeline.run_dir(exp)) for row, exp in ran.items()})
     _write(table)
 
     if not ran:
