@@ -49,8 +49,16 @@ class RuleTable:
 
 
 def occurs(ids: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
-    """(batch, rules): whether ``words[r]`` occurs in row b of ``ids`` (batch, length)."""
-    return (ids.unsqueeze(2) == words.view(1, 1, -1)).any(dim=1)
+    """(batch, rules): whether ``words[r]`` occurs in row b of ``ids`` (batch, length).
+
+    Through a (batch, ids) presence table rather than a (batch, length, rules) comparison: rule tables hold
+    tens of thousands of words.
+    """
+    if words.numel() == 0:
+        return torch.zeros(ids.size(0), 0, dtype=torch.bool, device=ids.device)
+    size = int(torch.maximum(ids.max(), words.max())) + 1
+    table = torch.zeros(ids.size(0), size, dtype=torch.bool, device=ids.device).scatter_(1, ids, True)
+    return table[:, words]
 
 
 def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Tensor, rules: RuleTable,
@@ -58,7 +66,9 @@ def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Ten
     """Mean critic loss per target token.
 
     ``log_probs`` (batch, tgt_len, V) teacher-forced; ``source`` (batch, src_len) and ``target``
-    (batch, tgt_len) vocabulary ids, padding = PAD_ID.
+    (batch, tgt_len) vocabulary ids, padding = PAD_ID. Only the (sentence, rule) pairs whose rule is a
+    candidate for the sentence are looked at: a sentence has a handful among tens of thousands of rules, and
+    a dense (batch, length, rules) comparison made the critic's epochs several times slower than the rest.
     """
     real = target != PAD_ID
     tokens = real.sum().clamp_min(1)
@@ -67,14 +77,18 @@ def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Ten
     candidate = occurs(source, rules.complex_ids) | occurs(source, rules.simple_ids)  # (batch, rules)
     if variant == "fixed":
         candidate = candidate & occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
-    generated = log_probs.argmax(dim=-1)  # (batch, tgt_len)
-    active = candidate.unsqueeze(1) & real.unsqueeze(2)  # (batch, tgt_len, rules)
-    made_complex = (generated.unsqueeze(2) == rules.complex_ids.view(1, 1, -1)) & active
-    made_simple = (generated.unsqueeze(2) == rules.simple_ids.view(1, 1, -1)) & active
-    batch, length, _ = log_probs.shape
-    log_p_simple = log_probs.gather(2, rules.simple_ids.view(1, 1, -1).expand(batch, length, -1))
-    log_p_complex = log_probs.gather(2, rules.complex_ids.view(1, 1, -1).expand(batch, length, -1))
-    weights = rules.weights.to(log_probs.dtype).view(1, 1, -1)
+    sentence, rule = candidate.nonzero(as_tuple=True)  # (K,) each: the candidate pairs
+    if sentence.numel() == 0:
+        return log_probs.new_zeros(())
+    generated = log_probs.argmax(dim=-1)[sentence]  # (K, tgt_len)
+    active = real[sentence]
+    complex_ids, simple_ids = rules.complex_ids[rule].unsqueeze(1), rules.simple_ids[rule].unsqueeze(1)  # (K, 1)
+    made_complex = (generated == complex_ids) & active
+    made_simple = (generated == simple_ids) & active
+    positions = torch.arange(log_probs.size(1), device=log_probs.device).unsqueeze(0)  # (1, tgt_len)
+    log_p_simple = log_probs[sentence.unsqueeze(1), positions, simple_ids]  # (K, tgt_len), no (K, tgt_len, V) copy
+    log_p_complex = log_probs[sentence.unsqueeze(1), positions, complex_ids]
+    weights = rules.weights[rule].to(log_probs.dtype).unsqueeze(1)
     zero = log_probs.new_zeros(())  # where(), not a product: an excluded -inf log-probability must not give NaN
     loss = torch.where(made_complex, -weights * log_p_simple, zero).sum() \
         + torch.where(made_simple, weights * log_p_complex, zero).sum()
