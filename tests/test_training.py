@@ -200,3 +200,14 @@ def test_each_training_process_records_its_first_epoch_and_device(tmp_path, tiny
     sessions = json.loads((tmp_path / "split" / "sessions.json").read_text())
     assert [s["first_epoch"] for s in sessions] == [1, 3]
     assert all(s["device"].startswith("CPU ") and s["device"].endswith("1 thread(s)") for s in sessions)
+
+
+def test_a_run_whose_metrics_are_numpy_scalars_still_resumes(tmp_path, tiny_config):
+    """SARI and BLEU come back as numpy floats; the resume state must stay loadable with weights_only=True."""
+    import numpy as np
+
+    data = _data(tmp_path, tiny_config)
+    scores = iter(np.float64(v) for v in (1.0, 2.0, 3.0, 4.0))
+    _run(tmp_path, "np", tiny_config, data, stop_after_epoch=2, validator=lambda outputs: next(scores))
+    state = _run(tmp_path, "np", tiny_config, data, validator=lambda outputs: next(scores))
+    assert [row["valid_metric"] for row in state.log_rows] == [1.0, 2.0, 3.0, 4.0]

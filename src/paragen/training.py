@@ -326,14 +326,15 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         if validator is not None or monitors:
             hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
             outputs = [h.nbest[0] for h in hyps]
-        metric = validator(outputs) if validator is not None else -valid_loss
+        # float(): metrics may come back as numpy scalars, which a weights-only load of the resume state refuses
+        metric = float(validator(outputs)) if validator is not None else -valid_loss
         row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),
                "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
                "wall_time_s": round(time.perf_counter() - started, 2),
                "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1),
                "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
                "valid_accuracy": round(valid_accuracy, 3),
-               **{f"valid_{m}": round(score(outputs), 4) for m, score in monitors.items()},
+               **{f"valid_{m}": round(float(score(outputs)), 4) for m, score in monitors.items()},
                **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
         log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", run_dir.name,
                  epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
