@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from paragen.cli import main
+from paragen.config import Evaluation
 from paragen.metrics.rouge import corpus_rouge
 from paragen.metrics.rouge_perl import (MissingPerlModule, PerlRougeError, check_perl, map_bracket_tokens,
                                         parse_output, perl_rouge, uncountable)
@@ -180,7 +181,7 @@ def test_missing_perl_and_missing_script_are_named(tmp_path):
         check_perl(tmp_path / "absent")
 
 
-# --- the command line -------------------------------------------------------------------
+# --- the command line and the pipeline's switch -------------------------------------------------------
 
 def test_score_rouge_perl_json(rouge155, tmp_path, capsys):
     ref = _write(tmp_path / "ref", ["dog bit man", "the police arrested two protesters"])
@@ -206,3 +207,8 @@ def test_score_rouge_perl_refuses_chinese_and_uncountable_references(tmp_path, c
     assert main(["score", "--metric", "rouge", "--rouge-perl", "--ref", ref, "--hyp", ref]) == 2
     assert f"{ref}:2: no token ROUGE-1.5.5 counts" in capsys.readouterr().err
 
+
+def test_evaluation_switch_needs_words():
+    assert Evaluation(metrics=["rouge"], rouge_unit="word", rouge_perl=True).rouge_perl
+    with pytest.raises(ValueError, match="rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word"):
+        Evaluation(metrics=["rouge"], rouge_perl=True)
