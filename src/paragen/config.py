@@ -80,6 +80,14 @@ class Evaluation(_Strict):
     metrics: list[Literal["bleu", "sari", "rouge"]] = Field(["bleu"], min_length=1)
     lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
     rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
+    rouge_perl: bool = Field(False, description="ROUGE with the official Perl ROUGE-1.5.5 and SPM's options "
+                             "(-n 2 -m -w 1.2; words only) instead of rouge-score (`paragen rouge-perl-check`)")
+
+    @model_validator(mode="after")
+    def _perl_scores_words(self) -> "Evaluation":
+        if self.rouge_perl and self.rouge_unit != "word":
+            raise ValueError("rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word")
+        return self
 
 
 class AlignmentFilter(_Strict):

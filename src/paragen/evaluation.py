@@ -4,7 +4,8 @@ One JSON per experiment (``results/metrics/<experiment>.json``) holds every metr
 asks for (``datasets.<name>.evaluation``), each computed by :func:`paragen.scoring.score` with
 the same settings a user would pass to ``paragen score``: BPE is restored first, BLEU and SARI
 see every reference set of the split (``test.ref.k``) and the source (SARI), ROUGE the first
-reference on the configured unit (LCSTS: characters, so +C and +W rows are comparable).
+reference on the configured unit (LCSTS: characters, so +C and +W rows are comparable), with rouge-score
+or, where ``evaluation.rouge_perl`` says so, the official ROUGE-1.5.5 (SPM's Gigaword scores).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def evaluate_output(dataset: RealDataset, directory: str, hyp: str) -> dict[str,
     for metric in dataset.evaluation.metrics:
         request = ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric != "rouge" else refs[:1],
                                src=f"{directory}/test.src", lowercase=dataset.evaluation.lowercase,
-                               rouge_unit=dataset.evaluation.rouge_unit, remove_bpe=dataset.segmentation == "bpe")
+                               rouge_unit=dataset.evaluation.rouge_unit, rouge_perl=dataset.evaluation.rouge_perl,
+                               remove_bpe=dataset.segmentation == "bpe")
         result[metric] = score(request)
     return result

@@ -151,8 +151,7 @@ def _rouge(request: ScoreRequest, hyps: list[str]):
     if len(refs) != 1:
         raise CorpusError(f"rouge takes exactly one --ref, got {len(refs)}")
     if request.rouge_perl:
-        result = rouge.perl_rouge(hyps, refs[0])
-        return {"score": result.as_dict(), "implementation": "ROUGE-1.5.5 (perl)"}, None, None, None
+        return _rouge_perl(request, hyps, refs[0])
     unit, chosen = _choose_unit(request, refs, "--rouge-unit", request.rouge_unit, "char", ("word",),
                                 "deletes (rouge-score's tokenizer drops every CJK character: all scores 0)")
     per_sentence = rouge.sentence_f1(hyps, refs[0], unit, request.stem)
@@ -161,6 +160,29 @@ def _rouge(request: ScoreRequest, hyps: list[str]):
     stats = lambda h: rouge.sentence_f1(h, refs[0], unit, request.stem)  # noqa: E731
     return ({"score": score, "unit": unit, "unit_chosen": chosen, "stemmed": request.stem,
              "implementation": "rouge-score", "bootstrap_on": "rouge2"}, per_sentence, stats,
+            lambda rows: float(rows[:, 1].mean()))
+
+
+def _rouge_perl(request: ScoreRequest, hyps: list[str], refs: list[str]):
+    """The official ROUGE-1.5.5 with SPM's options; words only, stemming always on (``-m``)."""
+    from paragen.metrics import rouge_perl
+
+    share = cjk_share(refs)
+    if share >= CJK_THRESHOLD or request.rouge_unit == "char":
+        raise CorpusError(f"{request.refs[0]}: --rouge-perl scores English words; ROUGE-1.5.5 drops every token that "
+                          f"does not begin with [a-z0-9$] (CJK text: all scores 0; references are {share:.0%} CJK); "
+                          "score characters with rouge-score (--rouge-unit char, without --rouge-perl)")
+    empty = rouge_perl.uncountable(refs)
+    if empty:
+        raise CorpusError(f"{request.refs[0]}:{empty[0]}: no token ROUGE-1.5.5 counts (it keeps tokens beginning with "
+                          f"[a-z0-9$]; {len(empty)} such line(s)); with -w 1.2 the script divides by zero on them")
+    result = rouge_perl.perl_rouge(hyps, refs)
+    stats = lambda h: np.asarray(rouge_perl.perl_rouge(h, refs).sentences)  # noqa: E731
+    return ({"score": result.scores, "unit": "word", "stemmed": True, "implementation": "ROUGE-1.5.5 (perl)",
+             "options": " ".join(result.options), "sentence_mean": result.sentence_mean, "rougeW": result.rouge_w,
+             "confidence_95": result.intervals,
+             "script": result.script, "script_sha256": rouge_perl.script_sha256(result.script),
+             "bootstrap_on": "rouge2"}, np.asarray(result.sentences), stats,
             lambda rows: float(rows[:, 1].mean()))
 
 

@@ -5,22 +5,16 @@ space, so Chinese text becomes empty and scores 0.0. LCSTS is scored on characte
 CopyNet Table 3), so :class:`CharacterTokenizer` keeps every non-space character as a token.
 
 Differences from the Perl ROUGE-1.5.5 with SPM's options (``-n 2 -m -w 1.2``): rouge-score
-averages sentence-level F1 (as ROUGE-1.5.5 does with ``-a`` and ``-f A``), applies the Porter
-stemmer only when asked (``-m``), does not compute ROUGE-W (``-w 1.2``), has no resampling
-confidence intervals, and tokenises with the rules above rather than Perl's. Set ``ROUGE_HOME``
-to a ROUGE-1.5.5 directory to score with the Perl script instead (:func:`perl_rouge`).
+averages sentence-level F1 (ROUGE-1.5.5 prints a bootstrap estimate of that mean), applies the Porter
+stemmer only when asked (``-m``) and without WordNet's exception list, does not compute ROUGE-W
+(``-w 1.2``), has no resampling confidence intervals, and tokenises with the rules above rather than
+Perl's. The Perl script itself runs through :mod:`paragen.metrics.rouge_perl` (``--rouge-perl``).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, Sequence
 
 import numpy as np
@@ -74,27 +68,3 @@ def corpus_rouge(hypotheses: Sequence[str], references: Sequence[str], unit: Uni
     """Mean sentence-level F1 (x100) of ROUGE-1, ROUGE-2 and ROUGE-L."""
     means = sentence_f1(hypotheses, references, unit, stem).mean(axis=0) if hypotheses else np.zeros(3)
     return RougeScore(*map(float, means))
-
-
-def perl_rouge(hypotheses: Sequence[str], references: Sequence[str], rouge_home: str | None = None,
-               options: Sequence[str] = ("-n", "2", "-m", "-w", "1.2", "-a")) -> RougeScore:
-    """Score with the Perl ROUGE-1.5.5 (SPM's settings by default), for users who have it installed."""
-    home = Path(rouge_home or os.environ.get("ROUGE_HOME", ""))
-    script = home / "ROUGE-1.5.5.pl"
-    if not script.is_file() or shutil.which("perl") is None:
-        raise FileNotFoundError(f"ROUGE-1.5.5.pl not found in {home or '$ROUGE_HOME'} (or perl missing)")
-    with tempfile.TemporaryDirectory(prefix="paragen-rouge-") as tmp:
-        root = Path(tmp)
-        (root / "sys").mkdir()
-        (root / "ref").mkdir()
-        config = []
-        for i, (hyp, ref) in enumerate(zip(hypotheses, references)):
-            (root / "sys" / f"{i}.txt").write_text(hyp + "\n", encoding="utf-8")
-            (root / "ref" / f"{i}.txt").write_text(ref + "\n", encoding="utf-8")
-            config.append(f"{root}/sys/{i}.txt {root}/ref/{i}.txt")
-        (root / "config.txt").write_text("\n".join(config) + "\n", encoding="utf-8")
-        output = subprocess.run(["perl", str(script), "-e", str(home / "data"), *options, "-z", "SPL",
-                                 str(root / "config.txt")], capture_output=True, text=True, check=True).stdout
-    found = {m.group(1): 100.0 * float(m.group(2))
-             for m in re.finditer(r"ROUGE-(1|2|L) Average_F: ([0-9.]+)", output)}
-    return RougeScore(found["1"], found["2"], found["L"])
