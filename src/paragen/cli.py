@@ -54,16 +54,18 @@ def _dataset_dir(dataset: str) -> Path:
 
 
 def cmd_generate(args: argparse.Namespace) -> None:
-    from paragen.data.synthetic import generate, write_splits
+    from paragen.data import headline_synthetic, synthetic
 
     config = _config(args)
     if args.dataset not in config.datasets:
         raise ConfigError(f"unknown dataset {args.dataset!r}; allowed values: {sorted(config.datasets)}")
     spec = config.datasets[args.dataset]
-    if spec.kind != "synthetic":
+    generators = {"synthetic": synthetic, "headline_synthetic": headline_synthetic}
+    if spec.kind not in generators:
         raise ConfigError(f"{args.dataset} is a {spec.kind} dataset; use `paragen fetch` and `paragen prepare` for it")
-    splits = generate(spec)
-    write_splits(splits, _dataset_dir(args.dataset))
+    module = generators[spec.kind]
+    splits = module.generate(spec)
+    module.write_splits(splits, _dataset_dir(args.dataset))
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
 
 

@@ -74,6 +74,31 @@ class SyntheticDataset(_Strict):
         return self
 
 
+class HeadlineSyntheticDataset(_Strict):
+    """The headline suite's stand-in (paragen.data.headline_synthetic): a lossy headline task with known
+    word alignments. NOT a paper's setup."""
+
+    kind: Literal["headline_synthetic"]
+    train_pairs: PositiveInt
+    valid_pairs: PositiveInt
+    test_pairs: PositiveInt
+    content_words: PositiveInt = Field(500, description="content word types (kept in the headline)")
+    filler_words: PositiveInt = Field(100, description="filler word types (always dropped)")
+    source_length: IntRange = Field((10, 30), description="min/max source tokens")
+    content_share: Fraction = Field(0.4, description="probability that a source token is a content word")
+    max_target_length: PositiveInt = Field(12, description="the headline keeps at most this many content words")
+    rewrite_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.3, description="share of content word types the headline rewrites through a fixed word-to-word map")
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _range_ordered(self) -> "HeadlineSyntheticDataset":
+        low, high = self.source_length
+        if low > high:
+            raise ValueError(f"source_length: minimum {low} exceeds maximum {high}")
+        return self
+
+
 class Evaluation(_Strict):
     """How a real dataset's test outputs are scored (``paragen evaluate``)."""
 
@@ -392,7 +417,8 @@ class ParagenConfig(_Strict):
     scale: Literal["default", "paper"] = Field(
         "default", description="synthetic suite size: the embedded default or the paper's scale"
     )
-    datasets: dict[str, Annotated[SyntheticDataset | RealDataset, Field(discriminator="kind")]]
+    datasets: dict[str, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
+                                   Field(discriminator="kind")]]
     data: list[str] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
     mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
@@ -528,7 +554,7 @@ class ParagenConfig(_Strict):
         if name in self.systems and self.systems[name].input != "source" \
                 and not self.runnable(self.systems[name].input):
             return False
-        return isinstance(self.datasets[dataset], SyntheticDataset) or dataset in self.data
+        return isinstance(self.datasets[dataset], (SyntheticDataset, HeadlineSyntheticDataset)) or dataset in self.data
 
     def _active_rows(self) -> list[str]:
         """Runnable rows of the active scores tables, plus the rows whose output a system rewrites."""
@@ -580,7 +606,7 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
             raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[recipe].splits)}")
 
 
-DATASET_KINDS = ("synthetic", "real")
+DATASET_KINDS = ("synthetic", "headline_synthetic", "real")
 
 
 def _format_errors(error: ValidationError, source: str) -> str:
