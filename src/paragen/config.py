@@ -130,7 +130,8 @@ class VocabConfig(_Strict):
     min_count: PositiveInt = 1
 
 
-RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding")
+RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding",
+                  "bidirectional_merge", "decoder_init", "attentional_bias")
 """ModelConfig fields of the recurrent architectures only."""
 TRANSFORMER_ONLY = ("heads", "key_size", "feedforward_size", "dmass")
 """ModelConfig fields of the Transformer only."""
@@ -200,6 +201,15 @@ class ModelConfig(_Strict):
         "context", description="what the decoder cell reads besides e(y_{t-1}): the previous attention context "
         "c_{t-1} (RNNSearch, CopyNet and Enc-Dec's own update) or Luong et al. (2015)'s attentional vector "
         "h~_{t-1} = tanh(W_c[s;c]) (WEAN's q_{t-1}; WEAN's Seq2seq, SPM's EncDec)")
+    bidirectional_merge: Literal["concat", "sum"] = Field(
+        "concat", description="how the two directions of an encoder state join: [->h; <-h] (Bahdanau et al.) or "
+        "->h + <-h (004 Eq. 16), which keeps the memory hidden_size wide")
+    decoder_init: Literal["bridge", "encoder_final"] = Field(
+        "bridge", description="bridge: every decoder layer starts from tanh(W summary); encoder_final: decoder layer l "
+        "starts from encoder layer l's last forward plus first backward state, LSTM cells likewise (004 Eq. 18)")
+    attentional_bias: bool = Field(
+        True, description="rnnsearch: a bias in the attentional layer tanh(W[s; c] + b); 004 Eq. 21 and Luong "
+        "et al.'s Eq. 5 have none")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     heads: PositiveInt = Field(5, description="transformer: attention heads h")
     key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
@@ -239,7 +249,23 @@ class ModelConfig(_Strict):
         if self.input_feeding == "attentional" and self.architecture not in ("rnnsearch", "wean"):
             raise ValueError(f"input_feeding: 'attentional' needs an attentional output layer (rnnsearch, wean); "
                              f"{self.architecture} keeps its paper's update, use 'context'")
+        self._recurrent_switches_fit()
         return self
+
+    def _recurrent_switches_fit(self) -> None:
+        """The encoder and decoder switches of 004's EncDec (merge, start) need matching settings."""
+        if self.bidirectional_merge == "sum" and not self.bidirectional:
+            raise ValueError("bidirectional_merge: 'sum' adds the two directions; it needs bidirectional: true")
+        if self.decoder_init == "encoder_final":
+            if self.encoder_layers != self.decoder_layers:
+                raise ValueError(f"decoder_init: 'encoder_final' starts decoder layer l from encoder layer l; "
+                                 f"encoder_layers ({self.encoder_layers}) and decoder_layers ({self.decoder_layers}) "
+                                 "differ")
+            if self.bidirectional and self.bidirectional_merge == "concat":
+                raise ValueError("decoder_init: 'encoder_final' needs encoder states as wide as the decoder's: "
+                                 "bidirectional_merge: sum (or bidirectional: false)")
+        if not self.attentional_bias and self.architecture != "rnnsearch":
+            raise ValueError(f"attentional_bias: a setting of rnnsearch's attentional layer, not of {self.architecture}")
 
 
 class TrainingConfig(_Strict):

@@ -18,7 +18,7 @@ def embedding(config: ModelConfig, vocab_size: int) -> nn.Embedding:
 
 def encoder(config: ModelConfig, vocab_size: int) -> RNNEncoder:
     return RNNEncoder(embedding(config, vocab_size), config.hidden_size, config.encoder_layers,
-                      config.bidirectional, config.cell, config.dropout)
+                      config.bidirectional, config.cell, config.dropout, config.bidirectional_merge)
 
 
 def attention(config: ModelConfig, memory_size: int) -> Attention:
@@ -40,7 +40,7 @@ def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bo
         raise ValueError(f"{config.architecture}: its output layer has no attentional vector to feed")
     return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
                             attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
-                            config.decoder_layers, feed)
+                            config.decoder_layers, feed, config.decoder_init)
 
 
 def char_decoder(config: ModelConfig, attentional_size: int) -> CharDecoder | None:

@@ -49,7 +49,8 @@ class Seq2Seq(nn.Module):
         self.char_decoder = char_decoder  # spells <unk> words from the attentional vector (003 §4.3.1)
 
     def encode(self, batch: Batch) -> Encoded:
-        memory, summary = self.encoder(batch.src, batch.src_lengths)
+        encoder = self.encoder(batch.src, batch.src_lengths)
+        memory = encoder.memory
         width = self.vocab_size + (batch.max_oovs if self.copies else 0)
         projections = {}
         if self.decoder.attention is not None:
@@ -60,10 +61,10 @@ class Seq2Seq(nn.Module):
             projections["copy"] = self.output.project_memory(memory)
             # Extended ids of a sentence's OOVs are len(V), len(V)+1, ...: its own slots end after the largest.
             owned = batch.src_ext.masked_fill(~mask, 0).max(dim=1).values.clamp_min(self.vocab_size - 1) + 1
-        return Encoded(memory, mask, summary, batch.src_ext, width, owned, projections)
+        return Encoded(memory, mask, encoder.summary, batch.src_ext, width, owned, projections, encoder.finals)
 
     def initial_state(self, encoded: Encoded) -> State:
-        state = self.decoder.initial_state(encoded.summary)
+        state = self.decoder.initial_state(encoded.summary, encoded.finals)
         if self.selective_read:
             state["copy_prev"] = torch.zeros_like(encoded.mask, dtype=encoded.memory.dtype)
         return state
