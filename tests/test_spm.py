@@ -1,4 +1,4 @@
-"""Kiyono et al. (2018, paper 004): EncDec as its appendix (Eq. 16-21).
+"""Kiyono et al. (2018, paper 004): EncDec as its appendix, +sGate (Zhou et al. 2017).
 
 Every expected number is worked out here, by hand or by loops over plain floats (the LSTM, attention and
 softmax written out), never by the module under test; the weights are fixed, the tensors tiny.
@@ -14,10 +14,11 @@ import torch
 
 from paragen.batching import make_batch
 from paragen.config import ModelConfig
+from paragen.models.selective_gate import SelectiveGate
 from paragen.vocabulary import BOS_ID, SPECIALS, Vocabulary
 
 from conftest import tiny_model
-from test_equations import dot, fix_weights, lstm, matvec, softmax
+from test_equations import dot, fix_weights, lstm, matvec, sigmoid, softmax
 
 VOCAB = Vocabulary(list(SPECIALS) + ["a", "b", "c"])
 A_ID, B_ID, C_ID = 4, 5, 6
@@ -141,6 +142,51 @@ def test_decoder_steps_by_hand_eq_17_19_20_21_and_3():
         assert step.log_probs[0].exp().tolist() == pytest.approx(o, abs=1e-5)
 
 
+# --- sGate ----------------------------------------------------------------------------------------------------
+
+def test_selective_gate_values_with_set_weights():
+    """sGate_i = σ(W_s h_i + U_s s + b), h'_i = h_i ⊙ sGate_i, on H = 2 with s = [→h_n; ←h_1] 2H = 4 wide."""
+    gate = SelectiveGate(memory_size=2, sentence_size=4)
+    W, b = [[0.5, -1.0], [0.25, 0.75]], [0.1, -0.2]
+    U = [[0.2, 0.4, -0.3, 0.1], [-0.5, 0.6, 0.2, -0.1]]
+    with torch.no_grad():
+        gate.W.weight.copy_(torch.tensor(W))
+        gate.W.bias.copy_(torch.tensor(b))
+        gate.U.weight.copy_(torch.tensor(U))
+    h = [[1.0, -0.5], [0.2, 0.8]]
+    s = [0.3, -0.6, 0.9, 0.1]
+    values = gate.gate(torch.tensor([h]), torch.tensor([s]))[0]
+    gated = gate(torch.tensor([h]), torch.tensor([s]))[0]
+    # by hand: 0.5 + 0.5 + 0.1 + (0.06 - 0.24 - 0.27 + 0.01) = 0.66, σ(0.66) = 0.659261
+    assert values[0, 0].item() == pytest.approx(0.659261, abs=1e-6)
+    for i in range(2):
+        for k in range(2):
+            expected = sigmoid(dot(W[k], h[i]) + b[k] + dot(U[k], s))
+            assert values[i, k].item() == pytest.approx(expected, abs=1e-6)
+            assert gated[i, k].item() == pytest.approx(h[i][k] * expected, abs=1e-6)
+
+
+def test_encoder_gates_the_summed_memory_by_the_unsummed_sentence_vector():
+    """With summed directions, s = [→h_I; ←h_1] stays 2H wide (U_s is H x 2H); attention reads the gated memory,
+    the decoder starts from the ungated final states (as SEASS's code does)."""
+    model = fix_weights(tiny_model("rnnsearch", len(VOCAB), selective_gate=True, **ENCDEC_004)).eval()
+    gate = model.encoder.gate
+    assert tuple(gate.U.weight.shape) == (12, 24) and tuple(gate.W.weight.shape) == (12, 12)
+    batch = make_batch(SOURCES, None, VOCAB)
+    out = model.encoder(batch.src, batch.src_lengths)
+    for row, sentence in enumerate(SOURCES):
+        states = bi_lstm(model.encoder.rnn, embedded(model, sentence), 1)[0]
+        s = states["fh"][-1] + states["bh"][0]  # concatenation
+        for i in range(len(sentence)):
+            h = add(states["fh"][i], states["bh"][i])
+            g = [sigmoid(a + b + c) for a, b, c in zip(matvec(gate.W.weight, h), gate.W.bias.tolist(),
+                                                       matvec(gate.U.weight, s))]
+            assert out.memory[row, i].tolist() == pytest.approx([x * y for x, y in zip(h, g)], abs=1e-5)
+        ungated = add(states["fh"][-1], states["bh"][0])
+        assert out.summary[row].tolist() == pytest.approx(ungated, abs=1e-5)
+        assert out.finals["hidden"][row, 0].tolist() == pytest.approx(ungated, abs=1e-5)
+
+
 # --- the switches' checks ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("settings,message", [
@@ -149,6 +195,7 @@ def test_decoder_steps_by_hand_eq_17_19_20_21_and_3():
      r"encoder_layers \(2\) and decoder_layers \(1\)"),
     (dict(decoder_init="encoder_final"), "bidirectional_merge: sum"),
     (dict(architecture="copynet", attentional_bias=False), "not of copynet"),
+    (dict(architecture="encdec", selective_gate=True), "encdec has no attention"),
 ])
 def test_impossible_004_settings_are_named(settings, message):
     with pytest.raises(ValueError, match=message):

@@ -131,7 +131,7 @@ class VocabConfig(_Strict):
 
 
 RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding",
-                  "bidirectional_merge", "decoder_init", "attentional_bias")
+                  "bidirectional_merge", "decoder_init", "attentional_bias", "selective_gate")
 """ModelConfig fields of the recurrent architectures only."""
 TRANSFORMER_ONLY = ("heads", "key_size", "feedforward_size", "dmass")
 """ModelConfig fields of the Transformer only."""
@@ -210,6 +210,9 @@ class ModelConfig(_Strict):
     attentional_bias: bool = Field(
         True, description="rnnsearch: a bias in the attentional layer tanh(W[s; c] + b); 004 Eq. 21 and Luong "
         "et al.'s Eq. 5 have none")
+    selective_gate: bool = Field(
+        False, description="Zhou et al. (2017)'s selective gate on the encoder memory: h_i * sigmoid(W h_i + U s + b), "
+        "s the top layer's [->h_I; <-h_1] (004's +sGate)")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     heads: PositiveInt = Field(5, description="transformer: attention heads h")
     key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
@@ -253,7 +256,7 @@ class ModelConfig(_Strict):
         return self
 
     def _recurrent_switches_fit(self) -> None:
-        """The encoder and decoder switches of 004's EncDec (merge, start) need matching settings."""
+        """The encoder and decoder switches of 004's models (merge, start, gate) need matching settings."""
         if self.bidirectional_merge == "sum" and not self.bidirectional:
             raise ValueError("bidirectional_merge: 'sum' adds the two directions; it needs bidirectional: true")
         if self.decoder_init == "encoder_final":
@@ -266,6 +269,8 @@ class ModelConfig(_Strict):
                                  "bidirectional_merge: sum (or bidirectional: false)")
         if not self.attentional_bias and self.architecture != "rnnsearch":
             raise ValueError(f"attentional_bias: a setting of rnnsearch's attentional layer, not of {self.architecture}")
+        if self.selective_gate and self.architecture == "encdec":
+            raise ValueError("selective_gate: gates the memory that attention reads; encdec has no attention")
 
 
 class TrainingConfig(_Strict):

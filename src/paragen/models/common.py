@@ -18,7 +18,8 @@ def embedding(config: ModelConfig, vocab_size: int) -> nn.Embedding:
 
 def encoder(config: ModelConfig, vocab_size: int) -> RNNEncoder:
     return RNNEncoder(embedding(config, vocab_size), config.hidden_size, config.encoder_layers,
-                      config.bidirectional, config.cell, config.dropout, config.bidirectional_merge)
+                      config.bidirectional, config.cell, config.dropout, config.bidirectional_merge,
+                      config.selective_gate)
 
 
 def attention(config: ModelConfig, memory_size: int) -> Attention:

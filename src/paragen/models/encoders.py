@@ -9,6 +9,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from paragen.models.selective_gate import SelectiveGate
 from paragen.models.state import float32_recurrence
 
 Merge = Literal["concat", "sum"]
@@ -16,7 +17,7 @@ Merge = Literal["concat", "sum"]
 
 @dataclass
 class EncoderOutput:
-    memory: torch.Tensor  # (batch, src_len, memory_size): h_1..h_I, what attention reads
+    memory: torch.Tensor  # (batch, src_len, memory_size): h_1..h_I, what attention reads (gated with sGate)
     summary: torch.Tensor  # (batch, memory_size): the top layer's last forward and first backward state, merged
     finals: dict[str, torch.Tensor]  # "hidden" (and "cell" for LSTMs): (batch, layers, memory_size), every
     # layer's last forward and first backward state merged like the memory (004 Eq. 18's start, per layer)
@@ -28,11 +29,12 @@ class RNNEncoder(nn.Module):
     The memory ``M = {h_1..h_S}`` joins the two directions of each state as ``merge`` says: ``concat``
     gives [→h_i; ←h_i] (``memory_size = hidden_size * directions``), ``sum`` gives →h_i + ←h_i
     (``memory_size = hidden_size``, 004 Eq. 16). The summary joins the last forward state with the first
-    backward one, which sees the whole sentence from each end, the same way.
+    backward one, which sees the whole sentence from each end, the same way. ``selective_gate`` adds
+    Zhou et al.'s gate on the memory, driven by the unmerged [→h_I; ←h_1] (:mod:`selective_gate`).
     """
 
     def __init__(self, embedding: nn.Embedding, hidden_size: int, layers: int, bidirectional: bool,
-                 cell: str, dropout: float, merge: Merge = "concat"):
+                 cell: str, dropout: float, merge: Merge = "concat", selective_gate: bool = False):
         super().__init__()
         if merge == "sum" and not bidirectional:
             raise ValueError("summing the directions needs a bidirectional encoder")
@@ -44,6 +46,7 @@ class RNNEncoder(nn.Module):
         self.directions = 2 if bidirectional else 1
         self.merge = merge
         self.memory_size = hidden_size * (self.directions if merge == "concat" else 1)
+        self.gate = SelectiveGate(self.memory_size, hidden_size * self.directions) if selective_gate else None
 
     def _merged(self, joined: torch.Tensor) -> torch.Tensor:
         """[→h; ←h] (..., directions * hidden) as the memory holds it: unchanged (concat) or →h + ←h (sum)."""
@@ -73,6 +76,8 @@ class RNNEncoder(nn.Module):
         forward_last = states[torch.arange(src.size(0), device=src.device), last, :hidden]
         ends = torch.cat([forward_last, states[:, 0, hidden:]], dim=-1) if self.directions == 2 else forward_last
         memory = self._merged(states)
+        if self.gate is not None:
+            memory = self.gate(memory, ends)
         hidden_final, cell_final = final if isinstance(final, tuple) else (final, None)
         finals = {"hidden": self._finals(hidden_final)}
         if cell_final is not None:

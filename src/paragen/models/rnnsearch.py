@@ -5,7 +5,8 @@ attention, Ma et al. 2018 §3.1.3); with GRUs and ``bahdanau`` it is CopyNet's R
 
 Kiyono et al. (2018)'s EncDec (004 §3, Appendix A-C) is this model with LSTMs, ``attention: general``,
 ``input_feeding: attentional`` and three switches: ``bidirectional_merge: sum`` (Eq. 16),
-``decoder_init: encoder_final`` (Eq. 18) and ``attentional_bias: false`` (Eq. 21).
+``decoder_init: encoder_final`` (Eq. 18) and ``attentional_bias: false`` (Eq. 21). Its +sGate adds
+``selective_gate: true`` (the encoder add-on).
 """
 
 from __future__ import annotations
