@@ -1,4 +1,4 @@
-"""Kiyono et al. (2018, paper 004): EncDec as its appendix, +sGate (Zhou et al. 2017).
+"""Kiyono et al. (2018, paper 004): EncDec as its appendix, +sGate (Zhou et al. 2017), +SPM.
 
 Every expected number is worked out here, by hand or by loops over plain floats (the LSTM, attention and
 softmax written out), never by the module under test; the weights are fixed, the tensors tiny.
@@ -12,10 +12,14 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from paragen.batching import make_batch
+from paragen.batching import fill_targets, make_batch
 from paragen.config import ModelConfig
+from paragen.decoding import translate
+from paragen.models import vocabulary_for
 from paragen.models.selective_gate import SelectiveGate
-from paragen.vocabulary import BOS_ID, SPECIALS, Vocabulary
+from paragen.models.source_prediction import source_counts, source_loss
+from paragen.search import beam_search
+from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, TARGET_PAD, Vocabulary
 
 from conftest import tiny_model
 from test_equations import dot, fix_weights, lstm, matvec, sigmoid, softmax
@@ -25,6 +29,13 @@ A_ID, B_ID, C_ID = 4, 5, 6
 ENCDEC_004 = dict(cell="lstm", attention="general", input_feeding="attentional", bidirectional_merge="sum",
                   decoder_init="encoder_final", attentional_bias=False)
 """004's EncDec switches on the attentional RNN (Appendix A-C): tiny_model adds embedding 8, hidden 12."""
+SPM = dict(source_prediction={"weight_c": 10.0})
+
+
+def spm_vocab() -> Vocabulary:
+    return vocabulary_for(ModelConfig(architecture="rnnsearch", input_feeding="attentional", **SPM), VOCAB)
+
+
 def add(a: list[float], b: list[float]) -> list[float]:
     return [x + y for x, y in zip(a, b)]
 
@@ -196,7 +207,175 @@ def test_encoder_gates_the_summed_memory_by_the_unsummed_sentence_vector():
     (dict(decoder_init="encoder_final"), "bidirectional_merge: sum"),
     (dict(architecture="copynet", attentional_bias=False), "not of copynet"),
     (dict(architecture="encdec", selective_gate=True), "encdec has no attention"),
+    (dict(architecture="wean", input_feeding="attentional", **SPM), "needs architecture rnnsearch"),
+    (dict(input_feeding="context", **SPM), "input_feeding: attentional"),
+    (dict(source_prediction={"weight_c": 0.0}), "greater than 0"),
 ])
 def test_impossible_004_settings_are_named(settings, message):
     with pytest.raises(ValueError, match=message):
         ModelConfig(**{"architecture": "rnnsearch", **settings})
+
+
+# --- SPM: Y', ℓ_src, the objective -------------------------------------------------------------------------------
+
+def test_target_pad_is_a_vocabulary_entry_apart_from_batch_padding():
+    vocab = spm_vocab()
+    pad = vocab.id(TARGET_PAD)
+    assert pad == len(VOCAB) == 7 and pad != PAD_ID
+    assert vocab.itos[: len(VOCAB)] == VOCAB.itos  # every id of the vocabulary file keeps its meaning
+    with pytest.raises(ValueError, match="already holds <tpad>"):
+        vocab.with_target_pad()
+    built = Vocabulary.build([[["a", TARGET_PAD, "a"]]])
+    assert TARGET_PAD not in built  # a literal <tpad> in a corpus never takes the special's place
+    assert vocabulary_for(ModelConfig(architecture="rnnsearch"), VOCAB) is VOCAB
+
+
+def test_y_prime_continues_the_target_with_tpad_up_to_the_source_length():
+    """Y' = y_1..y_J </s> <tpad>... of length I (004 §4.1); unchanged where J + 1 >= I; batch padding after."""
+    vocab = spm_vocab()
+    T = vocab.id(TARGET_PAD)
+    batch = make_batch([["a", "b", "c", "a", "b"], ["c", "a"]], [["b", "a"], ["a", "b", "c"]], vocab)
+    filled = fill_targets(batch, T)
+    assert filled.tgt_out.tolist() == [[B_ID, A_ID, EOS_ID, T, T], [A_ID, B_ID, C_ID, EOS_ID, PAD_ID]]
+    assert filled.tgt_in.tolist() == [[BOS_ID, B_ID, A_ID, EOS_ID, T], [BOS_ID, A_ID, B_ID, C_ID, PAD_ID]]
+    assert batch.tgt_out.size(1) == 4  # the batch itself is untouched
+
+
+def test_l_trg_of_y_prime_counts_tpad_but_not_batch_padding():
+    vocab = spm_vocab()
+    T = vocab.id(TARGET_PAD)
+    model = fix_weights(tiny_model("rnnsearch", len(vocab), **ENCDEC_004, **SPM)).eval()
+    batch = make_batch([["a", "b", "c", "a", "b"], ["c", "a"]], [["b", "a"], ["a", "b", "c"]], vocab)
+    result = model.loss(batch)
+    assert result.tokens == 5 + 4
+    log_probs, _ = model.teacher_forced(fill_targets(batch, T))
+    gold = [[B_ID, A_ID, EOS_ID, T, T], [A_ID, B_ID, C_ID, EOS_ID]]
+    nll = [-log_probs[b, j, y].item() for b, row in enumerate(gold) for j, y in enumerate(row)]
+    assert result.terms["nll"] == pytest.approx(sum(nll) / 9, abs=1e-5)
+    without = fix_weights(tiny_model("rnnsearch", len(VOCAB), **ENCDEC_004)).eval()
+    assert without.loss(make_batch([["a", "b", "c", "a", "b"], ["c", "a"]], [["b", "a"], ["a", "b", "c"]],
+                                   VOCAB)).tokens == 3 + 4  # EncDec scores Y alone
+
+
+def test_l_src_by_hand():
+    """ℓ_src = ||Σ_{j<=I} q_j - x̃||² / C (Eq. 11): source "a b", q_1 all on a, q_2 half a half b, C = 10:
+    q̃ - x̃ = (1.5 - 1, 0.5 - 1) on (a, b), squared norm 0.5, ℓ_src = 0.05. A third step (past I) is ignored."""
+    q = torch.zeros(1, 3, 7)
+    q[0, 0, A_ID] = 1.0
+    q[0, 1, A_ID] = q[0, 1, B_ID] = 0.5
+    q[0, 2, C_ID] = 1.0  # j = 3 > I = 2
+    lengths = torch.tensor([2])
+    counts = source_counts(torch.tensor([[A_ID, B_ID]]), lengths, 7)
+    assert counts.tolist() == [[0, 0, 0, 0, 1, 1, 0]]
+    assert source_loss(q, counts, lengths, 10.0).tolist() == pytest.approx([0.05], abs=1e-7)
+
+
+def test_source_counts_are_the_bag_of_words_without_padding():
+    """x̃ counts the source as the encoder reads it: repeated words twice, OOV words as <unk>, no padding."""
+    vocab = spm_vocab()
+    batch = make_batch([["a", "zz", "a", "c"], ["b"]], None, vocab)
+    counts = source_counts(batch.src, batch.src_lengths, len(vocab))
+    expected = [[0.0] * len(vocab) for _ in range(2)]
+    for row, sentence in enumerate([["a", "<unk>", "a", "c"], ["b"]]):
+        for word in sentence:
+            expected[row][vocab.id(word)] += 1
+    assert counts.tolist() == expected
+
+
+def test_objective_is_l_trg_of_y_prime_plus_l_src_over_one_token_count():
+    """Eq. 12 per batch: (Σ NLL over Y' + Σ_sentences ℓ_src) / tokens of Y', with ℓ_src from
+    q_j = softmax(W_q z_j + b_q) (Eq. 6) written out here; the SPM head is trained by it."""
+    vocab = spm_vocab()
+    T = vocab.id(TARGET_PAD)
+    model = fix_weights(tiny_model("rnnsearch", len(vocab), selective_gate=True, **ENCDEC_004, **SPM)).eval()
+    sources, targets = [["a", "b", "c", "a", "b"], ["c", "a"]], [["b", "a"], ["a", "b", "c"]]
+    batch = make_batch(sources, targets, vocab)
+    result = model.loss(batch)
+    log_probs, z = model.teacher_forced(fill_targets(batch, T))
+    gold = [[B_ID, A_ID, EOS_ID, T, T], [A_ID, B_ID, C_ID, EOS_ID]]
+    nll = sum(-log_probs[b, j, y].item() for b, row in enumerate(gold) for j, y in enumerate(row))
+    head = model.source_prediction.project
+    l_src = 0.0
+    for b, sentence in enumerate(sources):
+        q_sum = [0.0] * len(vocab)
+        for j in range(len(sentence)):  # j = 1..I
+            q = softmax(add(matvec(head.weight, z[b, j]), head.bias.tolist()))
+            q_sum = add(q_sum, q)
+        x = [float(sentence.count(word)) for word in vocab.itos]
+        l_src += sum((a - b) ** 2 for a, b in zip(q_sum, x)) / 10.0
+    assert result.total.item() == pytest.approx((nll + l_src) / 9, abs=1e-5)
+    assert result.terms["nll"] == pytest.approx(nll / 9, abs=1e-5)
+    assert result.terms["src"] == pytest.approx(l_src / 9, abs=1e-5)
+    result.total.backward()
+    assert head.weight.grad.abs().sum().item() > 0
+
+
+# --- decoding: EncDec's search, <tpad> never produced ------------------------------------------------------------
+
+DECODE_SOURCES = [["a", "b", "c", "zz"], ["c"], ["b", "b", "a"]]
+
+
+@pytest.mark.parametrize("stopping", ["shrinking", "bound"])
+def test_encdec_with_spm_decodes_exactly_like_encdec_with_the_same_weights(stopping):
+    """EncDec has no <tpad> row: with <tpad>'s probability 0 both define one distribution over V, and the SPM
+    head, filled with NaN, would poison any step that computed it (§4.3: decoding never does)."""
+    vocab = spm_vocab()
+    T = vocab.id(TARGET_PAD)
+    encdec = fix_weights(tiny_model("rnnsearch", len(VOCAB), selective_gate=True, **ENCDEC_004)).eval()
+    spm = tiny_model("rnnsearch", len(vocab), selective_gate=True, **ENCDEC_004, **SPM).eval()
+    targets = dict(spm.named_parameters())
+    with torch.no_grad():
+        for name, parameter in encdec.named_parameters():
+            targets[name][: parameter.size(0)].copy_(parameter)  # vocabulary-sized tables: the first len(V) rows
+        spm.output.project.weight[T] = 0.0
+        spm.output.project.bias[T] = float("-inf")
+        spm.source_prediction.project.weight.fill_(float("nan"))
+    options = dict(beam_size=3, max_length=8, length_penalty=1.0, nbest=3, stopping=stopping)
+    expected = beam_search(encdec, make_batch(DECODE_SOURCES, None, VOCAB), **options)
+    got = beam_search(spm, make_batch(DECODE_SOURCES, None, vocab), **options)
+    for mine, theirs in zip(got, expected):
+        assert [h.tokens for h in mine] == [h.tokens for h in theirs]
+        assert [h.score for h in mine] == pytest.approx([h.score for h in theirs], abs=1e-5)
+
+
+def test_tpad_is_never_generated_even_where_the_model_prefers_it():
+    vocab = spm_vocab()
+    T = vocab.id(TARGET_PAD)
+    model = fix_weights(tiny_model("rnnsearch", len(vocab), **ENCDEC_004, **SPM)).eval()
+    with torch.no_grad():
+        model.output.project.bias[T] = 50.0
+    batch = make_batch(DECODE_SOURCES, None, vocab)
+    encoded = model.encode(batch)
+    first = model.step(torch.full((3,), BOS_ID), model.initial_state(encoded), encoded)
+    assert first.log_probs.argmax(-1).tolist() == [T, T, T]  # what the model prefers
+    for beam in (1, 4):
+        for hyps in beam_search(model, batch, beam_size=beam, max_length=6, nbest=beam, stopping="shrinking"):
+            assert all(T not in h.tokens for h in hyps)
+    for result in translate(model, DECODE_SOURCES, vocab, beam_size=2, max_length=6, length_penalty=1.0, nbest=2,
+                            batch_size=2, device=torch.device("cpu")):
+        assert all(TARGET_PAD not in hyp for hyp in result.nbest)
+
+
+def test_training_publishes_an_spm_checkpoint_that_decodes(tmp_path, tiny_config):
+    """The one trainer reads the model's vocabulary (the dataset's plus <tpad>): checkpoint, batches and model
+    agree, and the decoded checkpoint never writes <tpad>."""
+    from paragen.config import TrainingConfig
+    from paragen.data.corpus import read_split
+    from paragen.data.synthetic import generate, write_splits
+    from paragen.training import load_model, train
+
+    write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
+    train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")
+    vocab = Vocabulary.build([train_data.sources, train_data.targets])
+    spec = ModelConfig(architecture="rnnsearch", embedding_size=8, hidden_size=16, encoder_layers=2, decoder_layers=2,
+                       dropout=0.3, selective_gate=True, **ENCDEC_004, **SPM)
+    training = TrainingConfig(batch_size=16, max_epochs=1, patience=2, valid_max_length=10, seed=1, threads=1)
+    train(model_config=spec, training=training, train_data=train_data, valid_data=valid_data, vocab=vocab,
+          run_dir=tmp_path / "run", device=torch.device("cpu"), progress=False)
+    model, checkpoint = load_model(tmp_path / "run" / "best.pt", torch.device("cpu"))
+    assert checkpoint["vocab_size"] == len(vocab) + 1 and model.never_generated == (len(vocab),)
+    sources = [list(s) for s in valid_data.sources[:4]]
+    for result in translate(model, sources, vocabulary_for(spec, vocab), beam_size=3, max_length=10,
+                            length_penalty=1.0, nbest=3, batch_size=4, device=torch.device("cpu"),
+                            stopping="shrinking"):
+        assert all(TARGET_PAD not in hyp for hyp in result.nbest)

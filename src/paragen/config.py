@@ -131,7 +131,7 @@ class VocabConfig(_Strict):
 
 
 RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding",
-                  "bidirectional_merge", "decoder_init", "attentional_bias", "selective_gate")
+                  "bidirectional_merge", "decoder_init", "attentional_bias", "selective_gate", "source_prediction")
 """ModelConfig fields of the recurrent architectures only."""
 TRANSFORMER_ONLY = ("heads", "key_size", "feedforward_size", "dmass")
 """ModelConfig fields of the Transformer only."""
@@ -164,6 +164,13 @@ class CriticConfig(_Strict):
         "alternate", description="alternate: one batch of sequence loss, one of critic loss (Zhao et al.'s code); "
         "sum: L_seq + weight * L_critic on every batch (the report's plan)")
     weight: Annotated[float, Field(gt=0.0)] = Field(1.0, description="lambda: the critic term's weight")
+
+
+class SourcePredictionConfig(_Strict):
+    """Kiyono et al.'s source-side prediction module (004 §4): an auxiliary head and loss, not used in decoding."""
+
+    weight_c: Annotated[float, Field(gt=0.0)] = Field(
+        10.0, description="C of Eq. 10-11: l_src = ||sum_j q_j - x~||^2 / C (004 Table 2: 10)")
 
 
 class RawFile(_Strict):
@@ -213,6 +220,9 @@ class ModelConfig(_Strict):
     selective_gate: bool = Field(
         False, description="Zhou et al. (2017)'s selective gate on the encoder memory: h_i * sigmoid(W h_i + U s + b), "
         "s the top layer's [->h_I; <-h_1] (004's +sGate)")
+    source_prediction: SourcePredictionConfig | None = Field(
+        None, description="rnnsearch with input_feeding: attentional: 004's SPM head and loss l_src beside the NLL of "
+        "the target padded to the source length with <tpad>")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     heads: PositiveInt = Field(5, description="transformer: attention heads h")
     key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
@@ -256,7 +266,7 @@ class ModelConfig(_Strict):
         return self
 
     def _recurrent_switches_fit(self) -> None:
-        """The encoder and decoder switches of 004's models (merge, start, gate) need matching settings."""
+        """The encoder and decoder switches of 004's models (merge, start, gate, SPM) need matching settings."""
         if self.bidirectional_merge == "sum" and not self.bidirectional:
             raise ValueError("bidirectional_merge: 'sum' adds the two directions; it needs bidirectional: true")
         if self.decoder_init == "encoder_final":
@@ -271,6 +281,10 @@ class ModelConfig(_Strict):
             raise ValueError(f"attentional_bias: a setting of rnnsearch's attentional layer, not of {self.architecture}")
         if self.selective_gate and self.architecture == "encdec":
             raise ValueError("selective_gate: gates the memory that attention reads; encdec has no attention")
+        if self.source_prediction is not None and (self.architecture != "rnnsearch"
+                                                   or self.input_feeding != "attentional"):
+            raise ValueError("source_prediction: predicts the source from the attentional vector z_j (004 Eq. 6); "
+                             "it needs architecture rnnsearch with input_feeding: attentional")
 
 
 class TrainingConfig(_Strict):

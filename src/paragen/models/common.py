@@ -9,6 +9,7 @@ from paragen.models.attention import Attention
 from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
+from paragen.models.source_prediction import SourcePrediction
 from paragen.vocabulary import PAD_ID
 
 
@@ -42,6 +43,13 @@ def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bo
     return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
                             attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
                             config.decoder_layers, feed, config.decoder_init)
+
+
+def source_prediction(config: ModelConfig, attentional_size: int, vocab_size: int) -> SourcePrediction | None:
+    """004's SPM head (``source_prediction:``) over a vocabulary that holds <tpad> (see ``vocabulary_for``)."""
+    if config.source_prediction is None:
+        return None
+    return SourcePrediction(attentional_size, vocab_size, config.source_prediction.weight_c, config.dropout)
 
 
 def char_decoder(config: ModelConfig, attentional_size: int) -> CharDecoder | None:
