@@ -13,15 +13,15 @@ import pytest
 import torch
 
 from paragen.batching import fill_targets, make_batch
-from paragen.config import ModelConfig
+from paragen.config import ModelConfig, load_config
 from paragen.decoding import translate
-from paragen.models import vocabulary_for
+from paragen.models import build_model, vocabulary_for
 from paragen.models.selective_gate import SelectiveGate
 from paragen.models.source_prediction import source_counts, source_loss
 from paragen.search import beam_search
 from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, TARGET_PAD, Vocabulary
 
-from conftest import tiny_model
+from conftest import ROOT, tiny_model
 from test_equations import dot, fix_weights, lstm, matvec, sigmoid, softmax
 
 VOCAB = Vocabulary(list(SPECIALS) + ["a", "b", "c"])
@@ -379,3 +379,43 @@ def test_training_publishes_an_spm_checkpoint_that_decodes(tmp_path, tiny_config
                             length_penalty=1.0, nbest=3, batch_size=4, device=torch.device("cpu"),
                             stopping="shrinking"):
         assert all(TARGET_PAD not in hyp for hyp in result.nbest)
+
+
+# --- params.yaml: Table 2's four models and a test-size one ----------------------------------------------------
+
+GIGA = ("encdec_giga", "encdec_sgate_giga", "encdec_spm_giga", "encdec_sgate_spm_giga")
+
+
+def test_params_yaml_holds_the_four_models_of_table_2():
+    config = load_config(ROOT / "params.yaml")
+    for name, gated, predicts in zip(GIGA, (False, True, False, True), (False, False, True, True)):
+        spec = config.models[name]
+        model = build_model(spec, len(vocabulary_for(spec, VOCAB)))
+        assert (spec.encoder_layers, spec.decoder_layers, spec.cell, spec.attention, spec.dropout) == (2, 2, "lstm",
+                                                                                                      "general", 0.3)
+        assert model.encoder.memory_size == spec.hidden_size  # summed directions
+        assert model.decoder.bridge is None and model.output.combine.bias is None
+        assert (model.encoder.gate is not None) == gated
+        assert (model.source_prediction is not None) == predicts
+        if predicts:
+            assert model.source_prediction.weight_c == 10.0
+            assert model.never_generated == (len(VOCAB),)
+
+
+def test_the_tiny_variant_trains():
+    """params.yaml's test-size sGate+SPM model, in training mode (dropout on): its objective falls on one batch."""
+    spec = load_config(ROOT / "params.yaml").models["encdec_sgate_spm_tiny"]
+    vocab = vocabulary_for(spec, VOCAB)
+    torch.manual_seed(0)
+    model = build_model(spec, len(vocab)).train()
+    batch = make_batch([["a", "b", "c", "a"], ["c", "b", "zz"]], [["a", "c"], ["b"]], vocab)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(30):
+        optimizer.zero_grad()
+        result = model.loss(batch)
+        result.total.backward()
+        optimizer.step()
+        losses.append(result.total.item())
+    assert set(result.terms) == {"nll", "src"}
+    assert losses[-1] < 0.5 * losses[0]
