@@ -1,4 +1,4 @@
-"""Kiyono et al. (2018, paper 004): EncDec as its appendix, +sGate (Zhou et al. 2017), +SPM.
+"""Kiyono et al. (2018, paper 004): EncDec as its appendix, +sGate (Zhou et al. 2017), +SPM, GroundHog's beam.
 
 Every expected number is worked out here, by hand or by loops over plain floats (the LSTM, attention and
 softmax written out), never by the module under test; the weights are fixed, the tensors tiny.
@@ -22,6 +22,7 @@ from paragen.search import beam_search
 from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, TARGET_PAD, Vocabulary
 
 from conftest import ROOT, tiny_model
+from scripted import A, B, FakeBatch, ScriptedModel
 from test_equations import dot, fix_weights, lstm, matvec, sigmoid, softmax
 
 VOCAB = Vocabulary(list(SPECIALS) + ["a", "b", "c"])
@@ -419,3 +420,38 @@ def test_the_tiny_variant_trains():
         losses.append(result.total.item())
     assert set(result.terms) == {"nll", "src"}
     assert losses[-1] < 0.5 * losses[0]
+
+
+# --- GroundHog's shrinking beam with length normalisation (004 §3) ----------------------------------------------
+
+E = EOS_ID
+# Beam 3, traced by hand (ln .4 = -.916, ln .35 = -1.050, ln .25 = -1.386, ln .6 = -.511, ln .9 = -.105,
+# ln .8 = -.223, ln .2 = -1.609, ln .5 = -.693):
+#  step 1: </s> -.916, a -1.050, b -1.386 all rank inside the beam: </s> finishes, the beam shrinks to 2 (a, b).
+#  step 2: bb -1.492 and aa -1.561 fill the beam of 2; a</s> -2.254 ranks third, outside it: it neither finishes
+#          nor survives.
+#  step 3: bbb -1.715 and aa</s> -1.784 fill the beam of 2 (bb</s> -3.101 is outside): aa</s> finishes, the beam
+#          shrinks to 1 (bbb).
+#  step 4: bbb</s> -2.408 finishes: the beam is empty, the search ends (before max_length 5) with exactly 3.
+#  log p / length: aa</s> -.595, bbb</s> -.602, </s> -.916; unnormalised, </s> comes first.
+#  `early` keeps 3 alive throughout: a</s> finishes at step 2 and bb</s> at step 3, and it returns aa</s>, </s>,
+#  bb</s> (-1.034).
+SHRINK = {(): {E: .4, A: .35, B: .25}, (A,): {A: .6, E: .3, B: .1}, (B,): {B: .9, E: .05, A: .05},
+          (A, A): {E: .8, A: .2}, (B, B): {E: .2, B: .8}}
+DEFAULT = {E: .5, A: .25, B: .25}
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_shrinking_beam_with_length_normalisation_traced_by_hand(alpha):
+    model = ScriptedModel(SHRINK, DEFAULT, max_length=5)
+    hyps = beam_search(model, FakeBatch(1), beam_size=3, max_length=5, length_penalty=alpha, nbest=3,
+                       stopping="shrinking")[0]
+    log_p = {(E,): math.log(.4), (A, A, E): math.log(.35) + math.log(.6) + math.log(.8),
+             (B, B, B, E): math.log(.25) + math.log(.9) + math.log(.8) + math.log(.5)}
+    order = [(A, A, E), (B, B, B, E), (E,)] if alpha == 1.0 else [(E,), (A, A, E), (B, B, B, E)]
+    assert [h.tokens for h in hyps] == order
+    assert [h.score for h in hyps] == pytest.approx([log_p[t] / len(t) ** alpha for t in order], abs=1e-6)
+    assert model.steps == 4
+    early = beam_search(ScriptedModel(SHRINK, DEFAULT, max_length=5), FakeBatch(1), beam_size=3, max_length=5,
+                        length_penalty=1.0, nbest=3, stopping="early")[0]
+    assert [h.tokens for h in early] == [(A, A, E), (E,), (B, B, E)]
