@@ -337,7 +337,8 @@ def test_encoder_memory_and_summary_are_the_states_of_each_sentence_alone(bidire
     model = fix_weights(tiny_model("copynet", len(vocab), bidirectional=bidirectional)).eval()
     sources = [["a", "b", "a", "b"], ["b", "a"], ["b"]]
     batch = make_batch(sources, None, vocab)
-    memory, summary = model.encoder(batch.src, batch.src_lengths)
+    encoded = model.encoder(batch.src, batch.src_lengths)
+    memory, summary = encoded.memory, encoded.summary
     for row, sentence in enumerate(sources):
         alone = model.encoder.embedding(torch.tensor(vocab.encode(sentence)))
         outputs, final = _unpadded_gru_run(model.encoder.rnn, alone)

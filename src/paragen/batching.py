@@ -8,7 +8,7 @@ instance) so that a copied out-of-vocabulary word survives decoding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Sequence
 
 import torch
@@ -95,6 +95,21 @@ def make_batch(
         indices=list(indices) if indices is not None else list(range(len(sources))),
         target_words=[list(t) for t in targets] if targets is not None else [],
     )
+
+
+def fill_targets(batch: Batch, fill_id: int) -> Batch:
+    """Kiyono et al.'s Y' (004 §4.1, Eq. 9): each target y_1..y_J </s> continued with ``fill_id`` (<tpad>, a
+    word the model scores) up to its source length I; unchanged where J + 1 >= I. Positions past a sentence's
+    |Y'| = max(I, J + 1) stay batch padding (PAD_ID, never scored). ``tgt_in`` is Y' shifted right after <s>."""
+    device = batch.tgt_out.device
+    gold = (batch.tgt_out != PAD_ID).sum(dim=1, keepdim=True)  # J + 1
+    lengths = torch.maximum(gold, batch.src_lengths.to(device).unsqueeze(1))  # |Y'|
+    positions = torch.arange(int(lengths.max()), device=device).unsqueeze(0)
+    tgt_out = torch.full((batch.tgt_out.size(0), positions.size(1)), PAD_ID, dtype=torch.long, device=device)
+    tgt_out[:, : batch.tgt_out.size(1)] = batch.tgt_out
+    tgt_out = tgt_out.masked_fill((positions >= gold) & (positions < lengths), fill_id)
+    tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)
+    return replace(batch, tgt_in=tgt_in.masked_fill(positions >= lengths, PAD_ID), tgt_out=tgt_out)
 
 
 def batch_order(lengths: Sequence[int], batch_size: int, generator: torch.Generator | None) -> list[list[int]]:

@@ -138,6 +138,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
     from paragen.decoding import copy_examples, translate
+    from paragen.models import vocabulary_for
     from paragen.training import load_model, pick_device
     from paragen.vocabulary import Vocabulary
 
@@ -148,7 +149,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     run = Path(pipeline.run_dir(args.experiment))
     data = pipeline.experiment_data(config, args.experiment)
     model, _ = load_model(run / "best.pt", device)
-    vocab = Vocabulary.load(data.vocab)
+    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
     if args.die_with_parent:
         die_with_parent()

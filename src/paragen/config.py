@@ -163,7 +163,8 @@ class VocabConfig(_Strict):
     min_count: PositiveInt = 1
 
 
-RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding")
+RECURRENT_ONLY = ("hidden_size", "bidirectional", "cell", "attention", "wean_score", "input_feeding",
+                  "bidirectional_merge", "decoder_init", "attentional_bias", "selective_gate", "source_prediction")
 """ModelConfig fields of the recurrent architectures only."""
 TRANSFORMER_ONLY = ("heads", "key_size", "feedforward_size", "dmass")
 """ModelConfig fields of the Transformer only."""
@@ -196,6 +197,13 @@ class CriticConfig(_Strict):
         "alternate", description="alternate: one batch of sequence loss, one of critic loss (Zhao et al.'s code); "
         "sum: L_seq + weight * L_critic on every batch (the report's plan)")
     weight: Annotated[float, Field(gt=0.0)] = Field(1.0, description="lambda: the critic term's weight")
+
+
+class SourcePredictionConfig(_Strict):
+    """Kiyono et al.'s source-side prediction module (004 §4): an auxiliary head and loss, not used in decoding."""
+
+    weight_c: Annotated[float, Field(gt=0.0)] = Field(
+        10.0, description="C of Eq. 10-11: l_src = ||sum_j q_j - x~||^2 / C (004 Table 2: 10)")
 
 
 class RawFile(_Strict):
@@ -233,6 +241,21 @@ class ModelConfig(_Strict):
         "context", description="what the decoder cell reads besides e(y_{t-1}): the previous attention context "
         "c_{t-1} (RNNSearch, CopyNet and Enc-Dec's own update) or Luong et al. (2015)'s attentional vector "
         "h~_{t-1} = tanh(W_c[s;c]) (WEAN's q_{t-1}; WEAN's Seq2seq, SPM's EncDec)")
+    bidirectional_merge: Literal["concat", "sum"] = Field(
+        "concat", description="how the two directions of an encoder state join: [->h; <-h] (Bahdanau et al.) or "
+        "->h + <-h (004 Eq. 16), which keeps the memory hidden_size wide")
+    decoder_init: Literal["bridge", "encoder_final"] = Field(
+        "bridge", description="bridge: every decoder layer starts from tanh(W summary); encoder_final: decoder layer l "
+        "starts from encoder layer l's last forward plus first backward state, LSTM cells likewise (004 Eq. 18)")
+    attentional_bias: bool = Field(
+        True, description="rnnsearch: a bias in the attentional layer tanh(W[s; c] + b); 004 Eq. 21 and Luong "
+        "et al.'s Eq. 5 have none")
+    selective_gate: bool = Field(
+        False, description="Zhou et al. (2017)'s selective gate on the encoder memory: h_i * sigmoid(W h_i + U s + b), "
+        "s the top layer's [->h_I; <-h_1] (004's +sGate)")
+    source_prediction: SourcePredictionConfig | None = Field(
+        None, description="rnnsearch with input_feeding: attentional: 004's SPM head and loss l_src beside the NLL of "
+        "the target padded to the source length with <tpad>")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     heads: PositiveInt = Field(5, description="transformer: attention heads h")
     key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
@@ -272,7 +295,29 @@ class ModelConfig(_Strict):
         if self.input_feeding == "attentional" and self.architecture not in ("rnnsearch", "wean"):
             raise ValueError(f"input_feeding: 'attentional' needs an attentional output layer (rnnsearch, wean); "
                              f"{self.architecture} keeps its paper's update, use 'context'")
+        self._recurrent_switches_fit()
         return self
+
+    def _recurrent_switches_fit(self) -> None:
+        """The encoder and decoder switches of 004's models (merge, start, gate, SPM) need matching settings."""
+        if self.bidirectional_merge == "sum" and not self.bidirectional:
+            raise ValueError("bidirectional_merge: 'sum' adds the two directions; it needs bidirectional: true")
+        if self.decoder_init == "encoder_final":
+            if self.encoder_layers != self.decoder_layers:
+                raise ValueError(f"decoder_init: 'encoder_final' starts decoder layer l from encoder layer l; "
+                                 f"encoder_layers ({self.encoder_layers}) and decoder_layers ({self.decoder_layers}) "
+                                 "differ")
+            if self.bidirectional and self.bidirectional_merge == "concat":
+                raise ValueError("decoder_init: 'encoder_final' needs encoder states as wide as the decoder's: "
+                                 "bidirectional_merge: sum (or bidirectional: false)")
+        if not self.attentional_bias and self.architecture != "rnnsearch":
+            raise ValueError(f"attentional_bias: a setting of rnnsearch's attentional layer, not of {self.architecture}")
+        if self.selective_gate and self.architecture == "encdec":
+            raise ValueError("selective_gate: gates the memory that attention reads; encdec has no attention")
+        if self.source_prediction is not None and (self.architecture != "rnnsearch"
+                                                   or self.input_feeding != "attentional"):
+            raise ValueError("source_prediction: predicts the source from the attentional vector z_j (004 Eq. 6); "
+                             "it needs architecture rnnsearch with input_feeding: attentional")
 
 
 class TrainingConfig(_Strict):

@@ -52,9 +52,11 @@ def normalised(log_prob: float, length: int, alpha: float) -> float:
     return log_prob / (max(length, 1) ** alpha) if alpha > 0 else log_prob
 
 
-def forbid_specials(log_probs: torch.Tensor) -> torch.Tensor:
-    """``<pad>`` and ``<s>`` are never outputs: every search sets them to -inf."""
-    return log_probs.index_fill(-1, torch.tensor([PAD_ID, BOS_ID], device=log_probs.device), float("-inf"))
+def forbid_specials(log_probs: torch.Tensor, never_generated: tuple[int, ...] = ()) -> torch.Tensor:
+    """``<pad>`` and ``<s>`` are never outputs, nor the model's ``never_generated`` ids (SPM's <tpad>, which it
+    learns to follow </s> with, 004 §4.3): every search sets them to -inf, without renormalising the rest."""
+    forbidden = torch.tensor([PAD_ID, BOS_ID, *never_generated], device=log_probs.device)
+    return log_probs.index_fill(-1, forbidden, float("-inf"))
 
 
 def best_reachable(log_prob: float, max_length: int, alpha: float) -> float:
@@ -114,7 +116,8 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     for length in range(1, max_length + 1):
         m = len(active)
         out = model.step(tokens, state, encoded)
-        log_probs = forbid_specials(out.log_probs.float())
+        # models declare never_generated (build_model's protocol); duck-typed stand-ins may leave it out
+        log_probs = forbid_specials(out.log_probs.float(), getattr(model, "never_generated", ()))
         width = log_probs.size(1)
         candidates = (scores.view(-1, 1) + log_probs).view(m, beam_size * width)
         top_scores, top_index = candidates.topk(min(k, beam_size * width), dim=1)  # (m, k), best first

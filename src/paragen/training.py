@@ -39,7 +39,7 @@ from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_us
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.fetch import digests
 from paragen.decoding import translate
-from paragen.models import build_model
+from paragen.models import build_model, vocabulary_for
 from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
 from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_tables
@@ -247,6 +247,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     process-local loop early *without* publishing, the in-process stand-in for an interruption
     used by tests. The run directory is locked for the duration (a second trainer refuses).
     """
+    vocab = vocabulary_for(model_config, vocab)  # batches, the model and its checkpoint share it (SPM: + <tpad>)
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"

@@ -11,6 +11,17 @@ from paragen.atomic import write_text
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS: tuple[str, ...] = (PAD, UNK, BOS, EOS)
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(4)
+TARGET_PAD = "<tpad>"
+"""Kiyono et al.'s target-side <pad> (004 §4.1): a real token that follows </s> in Y' up to the source
+length and is scored like a word, unlike the batch padding ``<pad>`` (id 0), which is never scored.
+Only models that predict it read a vocabulary that holds it (:meth:`Vocabulary.with_target_pad`), so
+vocabulary files, their ids and every other model's sizes stay as they were."""
+
+
+def target_pad_id(vocab_size: int) -> int:
+    """The id of :data:`TARGET_PAD` in a vocabulary of ``vocab_size`` entries made by
+    :meth:`Vocabulary.with_target_pad` (the last)."""
+    return vocab_size - 1
 
 
 class Vocabulary:
@@ -46,11 +57,18 @@ class Vocabulary:
         for corpus in corpora:
             for sentence in corpus:
                 counts.update(sentence)
-        ranked = sorted((t for t, n in counts.items() if n >= min_count and t not in SPECIALS),
+        ranked = sorted((t for t, n in counts.items() if n >= min_count and t not in SPECIALS and t != TARGET_PAD),
                         key=lambda t: (-counts[t], t))
         if max_size is not None:
             ranked = ranked[: max(0, max_size - len(SPECIALS))]
         return cls(list(SPECIALS) + ranked)
+
+    def with_target_pad(self) -> "Vocabulary":
+        """This vocabulary with :data:`TARGET_PAD` appended: its id is the last, ``len(self)``, so every id of
+        the file keeps its meaning and out-of-vocabulary (extended) ids start after it."""
+        if TARGET_PAD in self.stoi:
+            raise ValueError(f"the vocabulary already holds {TARGET_PAD}")
+        return Vocabulary(self.itos + [TARGET_PAD])
 
     def save(self, path: str | Path) -> None:
         write_text(path, "\n".join(self.itos) + "\n")

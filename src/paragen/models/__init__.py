@@ -11,6 +11,7 @@ from paragen.models import copynet, encdec, rnnsearch, wean
 from paragen.models.critic import RuleTable
 from paragen.models.dmass import DmassMemory
 from paragen.models.transformer import Transformer
+from paragen.vocabulary import Vocabulary
 
 
 def _transformer(config: ModelConfig, vocab_size: int, rules: RuleTable | None = None) -> Transformer:
@@ -34,10 +35,19 @@ BUILDERS: dict[str, Callable[[ModelConfig, int], nn.Module]] = {
 }
 
 
+def vocabulary_for(config: ModelConfig, vocab: Vocabulary) -> Vocabulary:
+    """The vocabulary a model of ``config`` reads and writes: the dataset's, plus <tpad> for SPM (004 §4.1).
+
+    Training and decoding both build batches and the model from it, so the model's size, the batch ids
+    and the extended ids of out-of-vocabulary words agree."""
+    return vocab.with_target_pad() if config.source_prediction is not None else vocab
+
+
 def build_model(config: ModelConfig, vocab_size: int, rules: RuleTable | None = None) -> nn.Module:
     """Every model answers the same protocol: ``encode``, ``initial_state``, ``step``, ``forward``, ``loss``,
-    ``target_ids``, ``copies``, ``vocab_size`` (:class:`paragen.models.seq2seq.Seq2Seq` and
-    :class:`paragen.models.transformer.Transformer`). ``rules``: DMASS's rule table (vocabulary ids)."""
+    ``target_ids``, ``copies``, ``vocab_size``, ``never_generated`` (:class:`paragen.models.seq2seq.Seq2Seq` and
+    :class:`paragen.models.transformer.Transformer`). ``rules``: DMASS's rule table (vocabulary ids).
+    ``vocab_size`` is the size of :func:`vocabulary_for`'s vocabulary."""
     if config.architecture == "transformer":
         return _transformer(config, vocab_size, rules)
     return BUILDERS[config.architecture](config, vocab_size)

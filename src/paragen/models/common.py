@@ -9,6 +9,7 @@ from paragen.models.attention import Attention
 from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
+from paragen.models.source_prediction import SourcePrediction
 from paragen.vocabulary import PAD_ID
 
 
@@ -18,7 +19,8 @@ def embedding(config: ModelConfig, vocab_size: int) -> nn.Embedding:
 
 def encoder(config: ModelConfig, vocab_size: int) -> RNNEncoder:
     return RNNEncoder(embedding(config, vocab_size), config.hidden_size, config.encoder_layers,
-                      config.bidirectional, config.cell, config.dropout)
+                      config.bidirectional, config.cell, config.dropout, config.bidirectional_merge,
+                      config.selective_gate)
 
 
 def attention(config: ModelConfig, memory_size: int) -> Attention:
@@ -40,7 +42,14 @@ def decoder(config: ModelConfig, enc: RNNEncoder, vocab_size: int, *, attend: bo
         raise ValueError(f"{config.architecture}: its output layer has no attentional vector to feed")
     return RecurrentDecoder(table, config.hidden_size, enc.memory_size, config.cell,
                             attention(config, enc.memory_size) if attend else None, extra_size, config.dropout,
-                            config.decoder_layers, feed)
+                            config.decoder_layers, feed, config.decoder_init)
+
+
+def source_prediction(config: ModelConfig, attentional_size: int, vocab_size: int) -> SourcePrediction | None:
+    """004's SPM head (``source_prediction:``) over a vocabulary that holds <tpad> (see ``vocabulary_for``)."""
+    if config.source_prediction is None:
+        return None
+    return SourcePrediction(attentional_size, vocab_size, config.source_prediction.weight_c, config.dropout)
 
 
 def char_decoder(config: ModelConfig, attentional_size: int) -> CharDecoder | None:

@@ -18,6 +18,13 @@ the state after each step (:meth:`Seq2Seq.step`) and f_0 = 0, as in Luong et al.
 ``extra_t`` is a model-specific input such as CopyNet's selective read
 ζ(y_{t-1}) (§3.3); output layers turn (s_t, c_t) into word scores.
 
+``start`` picks s_0. ``bridge``: every layer starts from tanh(W summary) with zero LSTM cells.
+``encoder_final`` (Kiyono et al. 2018, Eq. 18, →z_0 = →h_I + ←h_1): decoder layer l starts from encoder
+layer l's last forward plus first backward hidden state, and its LSTM cell from the same sum of the
+encoder's cells. The paper writes Eq. 18 once, without layers; handing each layer's final state to the
+same decoder layer is how stacked encoder-decoders (Luong et al. 2015) start, and its LSTM cells are the
+other half of that state (the paper is silent on them; zero cells would be the other reading).
+
 With ``layers > 1`` the cells are stacked (WEAN §3.1.3: two LSTM layers) and
 s_t is the top layer's output; dropout sits between layers as in ``nn.LSTM``.
 The bottom layer keeps the state keys ``hidden``/``cell``; upper layers live in
@@ -26,6 +33,8 @@ beam search reorders every layer with the same ``index_select(0, ...)``.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import torch
 from torch import nn
@@ -39,9 +48,10 @@ State = dict[str, torch.Tensor]
 class RecurrentDecoder(nn.Module):
     def __init__(self, embedding: nn.Embedding, hidden_size: int, memory_size: int, cell: str,
                  attention: Attention | None, extra_size: int, dropout: float, layers: int = 1,
-                 attentional_feed_size: int | None = None):
+                 attentional_feed_size: int | None = None, start: Literal["bridge", "encoder_final"] = "bridge"):
         """``attentional_feed_size`` (the width of h̃) switches on Luong's attentional input feeding."""
         super().__init__()
+        self.start = start
         self.embedding = embedding
         self.attention = attention
         self.cell_type = cell
@@ -51,7 +61,7 @@ class RecurrentDecoder(nn.Module):
         feed_size = memory_size if attentional_feed_size is None else attentional_feed_size
         input_size = embedding.embedding_dim + feed_size + extra_size
         self.cell = cell_class(input_size, hidden_size)
-        self.bridge = nn.Linear(memory_size, hidden_size)
+        self.bridge = nn.Linear(memory_size, hidden_size) if start == "bridge" else None
         self.dropout = nn.Dropout(dropout)
         # Created after the single-layer parameters so a 1-layer decoder initialises exactly as before.
         self.upper = nn.ModuleList(cell_class(hidden_size, hidden_size) for _ in range(layers - 1))
@@ -60,19 +70,27 @@ class RecurrentDecoder(nn.Module):
     def layers(self) -> int:
         return 1 + len(self.upper)
 
-    def initial_state(self, summary: torch.Tensor) -> State:
-        """Every layer starts from s_0 = tanh(W summary); f_0 is the summary (context feeding) or 0 (h̃ feeding)."""
-        start = torch.tanh(self.bridge(summary))
-        state = {"hidden": start, "context": summary}
+    def initial_state(self, summary: torch.Tensor, finals: dict[str, torch.Tensor] | None = None) -> State:
+        """s_0 as ``start`` says (``finals``: the encoder's per-layer final states, (batch, layers, hidden_size));
+        f_0 is the summary (context feeding) or 0 (h̃ feeding, Luong et al.; 004: z_0 = 0)."""
+        if self.start == "bridge":
+            start = torch.tanh(self.bridge(summary))
+            hidden = start.unsqueeze(1).expand(-1, self.layers, -1).contiguous()
+            cell = torch.zeros_like(hidden) if self.cell_type == "lstm" else None
+        else:
+            if not finals or finals["hidden"].size(1) != self.layers:
+                raise ValueError(f"decoder_init 'encoder_final': the encoder must give this decoder's {self.layers} "
+                                 "layers their final states")
+            hidden, cell = finals["hidden"], finals.get("cell")
+        state = {"hidden": hidden[:, 0], "context": summary}
         if self.attentional_feed_size is not None:
             state["feed"] = summary.new_zeros(summary.size(0), self.attentional_feed_size)
         if self.cell_type == "lstm":
-            state["cell"] = torch.zeros_like(start)
+            state["cell"] = cell[:, 0]
         if self.upper:
-            stacked = start.unsqueeze(1).expand(-1, len(self.upper), -1).contiguous()
-            state["upper_hidden"] = stacked
+            state["upper_hidden"] = hidden[:, 1:]
             if self.cell_type == "lstm":
-                state["upper_cell"] = torch.zeros_like(stacked)
+                state["upper_cell"] = cell[:, 1:]
         return state
 
     @staticmethod

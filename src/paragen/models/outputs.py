@@ -29,11 +29,16 @@ class OutputResult:
 
 
 class SoftmaxOutput(nn.Module):
-    """Generative word predictor: softmax(W_o tanh(W_h [s_t; c_t])), Luong et al.'s attentional layer."""
+    """Generative word predictor: softmax(W_o tanh(W_h [s_t; c_t] + b_h) + b_o), Luong et al.'s attentional layer.
 
-    def __init__(self, hidden_size: int, memory_size: int, vocab_size: int, dropout: float):
+    ``combine_bias=False`` drops b_h, as Luong et al.'s Eq. 5 and Kiyono et al.'s Eq. 21 write it
+    (z_j = tanh(W_s[c_j; →z_j]): the order of the two halves only permutes W's columns).
+    """
+
+    def __init__(self, hidden_size: int, memory_size: int, vocab_size: int, dropout: float,
+                 combine_bias: bool = True):
         super().__init__()
-        self.combine = nn.Linear(hidden_size + memory_size, hidden_size)
+        self.combine = nn.Linear(hidden_size + memory_size, hidden_size, bias=combine_bias)
         self.project = nn.Linear(hidden_size, vocab_size)
         self.dropout = nn.Dropout(dropout)
 
@@ -42,7 +47,7 @@ class SoftmaxOutput(nn.Module):
         return self.project.weight.numel()
 
     def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        """h~_t = tanh(W_h [s_t; c_t]), (batch, hidden_size): Luong et al. (2015) Eq. 5."""
+        """h~_t = tanh(W_h [s_t; c_t] (+ b_h)), (batch, hidden_size): Luong et al. (2015) Eq. 5, 004 Eq. 21."""
         return torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))
 
     def scores(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from paragen.batching import Batch
+from paragen.batching import Batch, fill_targets
 from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.models.outputs import CopyOutput
+from paragen.models.source_prediction import SourcePrediction
 from paragen.models.state import Encoded
 from paragen.vocabulary import PAD_ID, UNK_ID
 
@@ -37,19 +38,28 @@ def reorder_state(state: State, index: torch.Tensor) -> State:
 
 
 class Seq2Seq(nn.Module):
-    """Encoder + input-feeding decoder + output layer (+ CopyNet's selective read)."""
+    """Encoder + input-feeding decoder + output layer (+ CopyNet's selective read, + training-only add-ons:
+    the character decoder's spelling loss, SPM's source-side loss)."""
 
     def __init__(self, encoder: RNNEncoder, decoder: RecurrentDecoder, output: nn.Module, vocab_size: int,
-                 selective_read: bool = False, char_decoder: CharDecoder | None = None):
+                 selective_read: bool = False, char_decoder: CharDecoder | None = None,
+                 source_prediction: SourcePrediction | None = None):
         super().__init__()
         self.encoder, self.decoder, self.output = encoder, decoder, output
         self.vocab_size = vocab_size
         self.copies = isinstance(output, CopyOutput)
         self.selective_read = selective_read
         self.char_decoder = char_decoder  # spells <unk> words from the attentional vector (003 §4.3.1)
+        self.source_prediction = source_prediction  # 004 §4: trains on Y' and ℓ_src; step never computes it
+
+    @property
+    def never_generated(self) -> tuple[int, ...]:
+        """Ids the model scores in training that search must never emit, beside <pad> and <s>: SPM's <tpad>."""
+        return () if self.source_prediction is None else (self.source_prediction.pad_id,)
 
     def encode(self, batch: Batch) -> Encoded:
-        memory, summary = self.encoder(batch.src, batch.src_lengths)
+        encoder = self.encoder(batch.src, batch.src_lengths)
+        memory = encoder.memory
         width = self.vocab_size + (batch.max_oovs if self.copies else 0)
         projections = {}
         if self.decoder.attention is not None:
@@ -60,10 +70,10 @@ class Seq2Seq(nn.Module):
             projections["copy"] = self.output.project_memory(memory)
             # Extended ids of a sentence's OOVs are len(V), len(V)+1, ...: its own slots end after the largest.
             owned = batch.src_ext.masked_fill(~mask, 0).max(dim=1).values.clamp_min(self.vocab_size - 1) + 1
-        return Encoded(memory, mask, summary, batch.src_ext, width, owned, projections)
+        return Encoded(memory, mask, encoder.summary, batch.src_ext, width, owned, projections, encoder.finals)
 
     def initial_state(self, encoded: Encoded) -> State:
-        state = self.decoder.initial_state(encoded.summary)
+        state = self.decoder.initial_state(encoded.summary, encoded.finals)
         if self.selective_read:
             state["copy_prev"] = torch.zeros_like(encoded.mask, dtype=encoded.memory.dtype)
         return state
@@ -110,19 +120,34 @@ class Seq2Seq(nn.Module):
         return torch.stack(steps, dim=1), (torch.stack(attentional, dim=1) if attentional else None)
 
     def loss(self, batch: Batch) -> "Loss":
-        if self.char_decoder is None:
+        """The mean token NLL, plus each add-on's term over the same token count.
+
+        With SPM the NLL is ℓ_trg(Y'): the target continued with <tpad> to the source length (004 Eq. 9),
+        whose <tpad> positions count as tokens; ``terms["src"]`` is ℓ_src (Eq. 11) per token of Y'."""
+        if self.source_prediction is not None:
+            batch = fill_targets(batch, self.source_prediction.pad_id)
+        if self.char_decoder is None and self.source_prediction is None:
             return token_nll(self, batch)
         log_probs, attentional = self.teacher_forced(batch)
         result = token_nll(self, batch, log_probs)
+        summed: dict[str, torch.Tensor] = {}
+        if self.char_decoder is not None:
+            summed["char"] = self._spelling_nll(batch, attentional)  # over the unknown words' bytes
+        if self.source_prediction is not None:
+            summed["src"] = self.source_prediction.loss(attentional, batch.src, batch.src_lengths).sum()  # sentences
+        per_token = {name: term / max(result.tokens, 1) for name, term in summed.items()}  # the NLL's normaliser
+        return Loss(result.total + sum(per_token.values()), result.tokens, result.correct,
+                    {**result.terms, **{name: float(term.detach()) for name, term in per_token.items()}}, log_probs)
+
+    def _spelling_nll(self, batch: Batch, attentional: torch.Tensor) -> torch.Tensor:
+        """The character decoder's NLL summed over the bytes of every <unk> target word (0 without one)."""
         gold = self.target_ids(batch.tgt_out)
         rows, cols = ((gold == UNK_ID) & (word_positions(batch))).nonzero(as_tuple=True)
         if rows.numel() == 0:
-            return Loss(result.total, result.tokens, result.correct, {**result.terms, "char": 0.0}, log_probs)
+            return attentional.new_zeros(())
         words = [batch.target_words[r][c] for r, c in zip(rows.tolist(), cols.tolist())]
         char_nll, _ = self.char_decoder.loss(words, attentional[rows, cols])
-        char_term = char_nll / max(result.tokens, 1)  # summed over the unknown words' bytes, per target token
-        return Loss(result.total + char_term, result.tokens, result.correct,
-                    {**result.terms, "char": float(char_term.detach())}, log_probs)
+        return char_nll
 
 
 def word_positions(batch: Batch) -> torch.Tensor:

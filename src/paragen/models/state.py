@@ -25,10 +25,14 @@ class Encoded:
     """(batch,) len(V) + that sentence's own OOV count: extended slots at or past it belong to batch-mates."""
     projections: dict[str, torch.Tensor] = field(default_factory=dict)
     """Step-independent projections of ``memory`` (attention keys, copy keys), computed once per batch."""
+    finals: dict[str, torch.Tensor] = field(default_factory=dict)
+    """Per-layer final encoder states, (batch, layers, size) each (:class:`paragen.models.encoders.EncoderOutput`),
+    for decoders that start from them (004 Eq. 18)."""
 
     def index_select(self, index: torch.Tensor) -> "Encoded":
         """Rows ``index`` (e.g. beam expansion or reordering)."""
         return replace(self, memory=self.memory.index_select(0, index), mask=self.mask.index_select(0, index),
                        summary=self.summary.index_select(0, index), src_ext=self.src_ext.index_select(0, index),
                        owned_width=None if self.owned_width is None else self.owned_width.index_select(0, index),
-                       projections={k: v.index_select(0, index) for k, v in self.projections.items()})
+                       projections={k: v.index_select(0, index) for k, v in self.projections.items()},
+                       finals={k: v.index_select(0, index) for k, v in self.finals.items()})

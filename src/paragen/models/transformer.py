@@ -144,6 +144,7 @@ class Transformer(nn.Module):
     """Encoder–decoder Transformer with the ``encode`` / ``initial_state`` / ``step`` protocol of :class:`Seq2Seq`."""
 
     copies = False
+    never_generated: tuple[int, ...] = ()  # beyond <pad> and <s>, which no search emits
 
     def __init__(self, vocab_size: int, model_size: int, heads: int, key_size: int, inner_size: int,
                  encoder_layers: int, decoder_layers: int, dropout: float, share_embeddings: bool,
