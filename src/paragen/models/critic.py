@@ -74,7 +74,8 @@ def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Ten
     tokens = real.sum().clamp_min(1)
     if len(rules) == 0:
         return log_probs.new_zeros(())
-    candidate = occurs(source, rules.complex_ids) | occurs(source, rules.simple_ids)  # (batch, rules)
+    in_source = occurs(source, torch.cat([rules.complex_ids, rules.simple_ids]))  # one presence table, both sides
+    candidate = in_source[:, :len(rules)] | in_source[:, len(rules):]  # (batch, rules)
     if variant == "fixed":
         candidate = candidate & occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
     sentence, rule = candidate.nonzero(as_tuple=True)  # (K,) each: the candidate pairs
