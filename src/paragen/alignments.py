@@ -14,6 +14,7 @@ from typing import Sequence
 import torch
 
 from paragen.batching import make_batch
+from paragen.models.seq2seq import run_teacher_forced
 from paragen.vocabulary import Vocabulary
 
 
@@ -41,17 +42,9 @@ def teacher_forced_alignments(model: torch.nn.Module, sources: Sequence[Sequence
     results: list[SentenceAlignment] = []
     for start in range(0, len(sources), batch_size):
         batch = make_batch(sources[start:start + batch_size], targets[start:start + batch_size], vocab).to(device)
-        encoded = model.encode(batch)
-        state = model.initial_state(encoded)
-        weights, attentional = [], []
-        for t in range(batch.tgt_in.size(1)):
-            out = model.step(batch.tgt_in[:, t], state, encoded)
-            state = out.state
-            weights.append(out.attention.float())
-            if head is not None:
-                attentional.append(state["feed"])
-        attention = torch.stack(weights, dim=1)  # (batch, steps, src_len)
-        q = head(torch.stack(attentional, dim=1)) if head is not None else None  # (batch, steps, V)
+        run = run_teacher_forced(model, batch, keep_attention=True)
+        attention = run.attention.float()  # (batch, steps, src_len)
+        q = head(run.attentional) if head is not None else None  # (batch, steps, V)
         for row, (source, target) in enumerate(zip(sources[start:start + batch_size],
                                                     targets[start:start + batch_size])):
             steps, width = len(target), len(source)

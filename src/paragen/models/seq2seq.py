@@ -107,17 +107,9 @@ class Seq2Seq(nn.Module):
 
     def teacher_forced(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Log-probabilities (batch, tgt_len, width) and, with Luong input feeding, the attentional vectors
-        h̃_t (batch, tgt_len, size) the character decoder starts from."""
-        encoded = self.encode(batch)
-        state = self.initial_state(encoded)
-        steps, attentional = [], []
-        for t in range(batch.tgt_in.size(1)):
-            out = self.step(batch.tgt_in[:, t], state, encoded)
-            state = out.state
-            steps.append(out.log_probs)
-            if "feed" in state:
-                attentional.append(state["feed"])
-        return torch.stack(steps, dim=1), (torch.stack(attentional, dim=1) if attentional else None)
+        h̃_t (batch, tgt_len, size) the character decoder and SPM start from."""
+        run = run_teacher_forced(self, batch)
+        return run.log_probs, run.attentional
 
     def loss(self, batch: Batch) -> "Loss":
         """The mean token NLL, plus each add-on's term over the same token count.
@@ -148,6 +140,31 @@ class Seq2Seq(nn.Module):
         words = [batch.target_words[r][c] for r, c in zip(rows.tolist(), cols.tolist())]
         char_nll, _ = self.char_decoder.loss(words, attentional[rows, cols])
         return char_nll
+
+
+@dataclass
+class TeacherForced:
+    log_probs: torch.Tensor  # (batch, tgt_len, width)
+    attentional: torch.Tensor | None  # (batch, tgt_len, size): h~_t, with Luong input feeding only
+    attention: torch.Tensor | None  # (batch, tgt_len, src_len): only when asked for
+
+
+def run_teacher_forced(model: nn.Module, batch: Batch, keep_attention: bool = False) -> TeacherForced:
+    """The decoder over the gold prefix, one ``step`` per target position: what training scores and what
+    :mod:`paragen.alignments` reads (attention weights are kept only when asked, off the training path)."""
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    steps, attentional, attention = [], [], []
+    for t in range(batch.tgt_in.size(1)):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        steps.append(out.log_probs)
+        if "feed" in state:
+            attentional.append(state["feed"])
+        if keep_attention:
+            attention.append(out.attention)
+    return TeacherForced(torch.stack(steps, dim=1), torch.stack(attentional, dim=1) if attentional else None,
+                         torch.stack(attention, dim=1) if keep_attention else None)
 
 
 def word_positions(batch: Batch) -> torch.Tensor:
