@@ -1,0 +1,233 @@
+"""Training speed of paragen against JoeyNMT 2.3.0 at the same configuration, alternately, in one run.
+
+Usage: python bench/anchor_joeynmt.py [--device cpu|cuda] [--amp] [--rounds 2] [--epochs 2]
+       [--sentences 20000] [--workdir bench/.joeynmt] [--wheels DIR] [--system-site-packages]
+
+Why an anchor: a tokens/s figure means little alone; JoeyNMT is a small, well-known recurrent NMT toolkit whose
+training loop is written for speed, so the ratio says whether paragen's per-step loop is competitive.
+
+What it does:
+1. Sets up JoeyNMT 2.3.0 in its own virtual environment (``<workdir>/venv``): with ``pip install joeynmt==2.3.0
+   importlib_metadata torch==<this torch>`` from the package index, or offline from ``--wheels DIR`` (JoeyNMT
+   without its declared dependencies, plus the modules its plain-text training path imports: a GPU machine
+   without an index; ``--system-site-packages`` reuses the machine's torch). JoeyNMT 2.3.0 needs
+   ``importlib_metadata`` and its default ``plateau`` scheduler crashes on torch 2.13, so ``exponential`` is used.
+2. Generates JoeyNMT's reverse task once for both: symbols 0..999, lengths uniform in 1..25, the target is the
+   source reversed; ``--sentences`` training pairs and 500 validation pairs.
+3. Trains both, alternately (JoeyNMT, paragen, JoeyNMT, ...), each from scratch for ``--epochs`` epochs with
+   the same model and optimiser: bi-GRU encoder 300, GRU decoder 300, embeddings 150, Luong (general)
+   attention with input feeding, bridge initialisation, dropout 0.1, Adam 1e-3, batches of 64 sentences,
+   gradient norm clipped at 5; bf16 autocast for paragen and JoeyNMT's fp16 autocast when ``--amp``.
+4. Prints target tokens per second of the last epoch for each (JoeyNMT: the median of its 50-step log windows
+   in that epoch; paragen: the epoch's ``tokens_per_s`` from ``train_log.csv``). Both count the real (non-pad)
+   target tokens including ``</s>`` and exclude validation. Batching differs as each tool does it: paragen
+   groups sentences of similar length (less padding), JoeyNMT samples batches at random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+JOEYNMT = "joeynmt==2.3.0"
+# What JoeyNMT 2.3.0's plain-text training path imports (helpers: tensorboard, importlib_metadata; plotting:
+# matplotlib; tokenizers: sentencepiece, subword_nmt; metrics: sacrebleu), with their own requirements. The
+# HuggingFace ``datasets`` import and plotly are only reached by other dataset types and the hub interface.
+OFFLINE_MODULES = ["importlib_metadata", "zipp", "tensorboard", "tensorboard-data-server", "absl-py", "grpcio",
+                   "markdown", "protobuf", "werkzeug", "six", "matplotlib", "contourpy", "cycler", "fonttools",
+                   "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece", "subword-nmt", "mock",
+                   "sacrebleu", "portalocker", "regex", "tabulate", "colorama", "lxml", "tqdm", "pyyaml", "wrapt",
+                   "future", "packaging", "numpy", "setuptools"]
+LOG_LINE = re.compile(r"Epoch\s+(\d+), Step:\s+(\d+), .*Tokens per Sec:\s+([0-9.]+)")
+EMBEDDING, HIDDEN, BATCH, LEARNING_RATE, CLIP, DROPOUT = 150, 300, 64, 1e-3, 5.0, 0.1
+
+
+def generate_reverse_task(folder: Path, train_pairs: int, valid_pairs: int, symbols: int = 1000,
+                          max_length: int = 25, seed: int = 42) -> None:
+    """``train.{src,trg}`` and ``dev.{src,trg}``: random symbol sequences and their reversal."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, count in (("train", train_pairs), ("dev", valid_pairs)):
+        sources = [[str(rng.randrange(symbols)) for _ in range(rng.randint(1, max_length))] for _ in range(count)]
+        (folder / f"{split}.src").write_text("".join(" ".join(s) + "\n" for s in sources), encoding="utf-8")
+        (folder / f"{split}.trg").write_text("".join(" ".join(reversed(s)) + "\n" for s in sources),
+                                             encoding="utf-8")
+
+
+def joeynmt_config(data: Path, model_dir: Path, epochs: int, cuda: bool, amp: bool) -> str:
+    """JoeyNMT's YAML for the shared configuration (see the module docstring)."""
+    side = "\n".join(["        level: word", "        max_length: 25", "        voc_limit: 2000",
+                      "        voc_min_freq: 1", "        tokenizer_type: none"])
+    recurrent = (f"        rnn_type: gru\n        embeddings: {{embedding_dim: {EMBEDDING}, scale: false}}\n"
+                 f"        hidden_size: {HIDDEN}\n        dropout: {DROPOUT}\n        num_layers: 1\n")
+    return f"""name: paragen_anchor
+joeynmt_version: "2.3.0"
+data:
+    train: "{data / 'train'}"
+    dev: "{data / 'dev'}"
+    dataset_type: plain
+    src:
+        lang: src
+{side}
+    trg:
+        lang: trg
+{side}
+testing:
+    beam_size: 1
+    batch_size: 64
+    batch_type: sentence
+    eval_metrics: [bleu]
+    max_output_length: 30
+training:
+    random_seed: 42
+    optimizer: adam
+    learning_rate: {LEARNING_RATE}
+    learning_rate_min: 1.0e-8
+    clip_grad_norm: {CLIP}
+    batch_size: {BATCH}
+    batch_type: sentence
+    scheduling: exponential
+    decrease_factor: 1.0
+    epochs: {epochs}
+    validation_freq: 100000000
+    logging_freq: 50
+    early_stopping_metric: loss
+    model_dir: "{model_dir}"
+    overwrite: true
+    shuffle: true
+    use_cuda: {str(cuda).lower()}
+    fp16: {str(amp).lower()}
+    num_workers: 0
+    keep_best_ckpts: 1
+model:
+    initializer: xavier_uniform
+    bias_initializer: zeros
+    encoder:
+        type: recurrent
+        bidirectional: true
+{recurrent}    decoder:
+        type: recurrent
+{recurrent}        hidden_dropout: {DROPOUT}
+        input_feeding: true
+        init_hidden: bridge
+        attention: luong
+"""
+
+
+def joeynmt_python(workdir: Path, wheels: Path | None, system_site_packages: bool) -> Path:
+    """The JoeyNMT environment's interpreter, created and filled on first use."""
+    venv = workdir / "venv"
+    python = venv / "bin" / "python"
+    if python.exists() and subprocess.run([python, "-c", "import joeynmt"], capture_output=True).returncode == 0:
+        return python
+    command = [sys.executable, "-m", "venv", str(venv)] + (["--system-site-packages"] if system_site_packages else [])
+    subprocess.run(command, check=True)
+    pip = [str(python), "-m", "pip", "install", "-q"]
+    if wheels is not None:
+        subprocess.run(pip + ["--no-index", "--find-links", str(wheels), "--no-deps", JOEYNMT], check=True)
+        present = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True,
+                                 text=True, check=True).stdout.lower().replace("_", "-")
+        missing = [m for m in OFFLINE_MODULES if f"{m.lower()}==" not in present]
+        subprocess.run(pip + ["--no-index", "--find-links", str(wheels), "--no-deps"] + missing, check=True)
+    else:
+        torch_version = torch.__version__.split("+")[0]
+        subprocess.run(pip + [JOEYNMT, "importlib_metadata", f"torch=={torch_version}"], check=True)
+    return python
+
+
+def joeynmt_rate(log: str, epoch: int) -> float:
+    """Median of JoeyNMT's 'Tokens per Sec' log windows within ``epoch`` (1-based)."""
+    rates = [float(m.group(3)) for m in LOG_LINE.finditer(log) if int(m.group(1)) == epoch]
+    if not rates:
+        raise RuntimeError(f"no 'Tokens per Sec' line for epoch {epoch} in JoeyNMT's log")
+    return statistics.median(rates)
+
+
+def run_joeynmt(python: Path, data: Path, workdir: Path, args: argparse.Namespace) -> float:
+    model_dir = workdir / "joey_model"
+    config = workdir / "joey.yaml"
+    config.write_text(joeynmt_config(data, model_dir, args.epochs, args.device == "cuda", args.amp),
+                      encoding="utf-8")
+    done = subprocess.run([python, "-m", "joeynmt", "train", str(config), "--skip-test"], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    log = done.stdout + done.stderr
+    if done.returncode != 0:
+        raise RuntimeError(f"JoeyNMT failed (rc {done.returncode}):\n{log[-3000:]}")
+    shutil.rmtree(model_dir, ignore_errors=True)
+    return joeynmt_rate(log, args.epochs)
+
+
+def read_pairs(data: Path, split: str):
+    from paragen.data.corpus import ParallelCorpus
+
+    def lines(path: Path) -> list[list[str]]:
+        return [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
+
+    return ParallelCorpus(lines(data / f"{split}.src"), lines(data / f"{split}.trg"))
+
+
+def run_paragen(data: Path, workdir: Path, args: argparse.Namespace) -> float:
+    from paragen.config import ModelConfig, TrainingConfig
+    from paragen.training import train
+    from paragen.vocabulary import Vocabulary
+
+    train_data, valid_data = read_pairs(data, "train"), read_pairs(data, "dev")
+    vocab = Vocabulary.build([train_data.sources, train_data.targets])
+    model = ModelConfig(architecture="rnnsearch", embedding_size=EMBEDDING, hidden_size=HIDDEN, cell="gru",
+                        attention="general", input_feeding="attentional", decoder_init="bridge", dropout=DROPOUT)
+    training = TrainingConfig(learning_rate=LEARNING_RATE, batch_size=BATCH, max_epochs=args.epochs,
+                              patience=args.epochs, clip_norm=CLIP, valid_metric="neg_loss", amp=args.amp, seed=42)
+    run_dir = workdir / "paragen_run"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    state = train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
+                  vocab=vocab, run_dir=run_dir, device=torch.device(args.device), progress=False)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return float(state.log_rows[-1]["tokens_per_s"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--amp", action="store_true", help="mixed precision in both (CUDA only)")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations JoeyNMT, paragen")
+    parser.add_argument("--epochs", type=int, default=2, help="epochs per training; the last one is measured")
+    parser.add_argument("--sentences", type=int, default=20000)
+    parser.add_argument("--workdir", type=Path, default=Path("bench/.joeynmt"))
+    parser.add_argument("--wheels", type=Path, default=None, help="install JoeyNMT offline from these wheels")
+    parser.add_argument("--system-site-packages", action="store_true",
+                        help="the JoeyNMT venv sees this machine's packages (its torch)")
+    args = parser.parse_args()
+    args.workdir = args.workdir.resolve()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    python = joeynmt_python(args.workdir, args.wheels, args.system_site_packages)
+    data = args.workdir / "reverse"
+    generate_reverse_task(data, args.sentences, 500)
+    device = torch.device(args.device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {torch.get_num_threads()} threads"
+    print(f"device {name}; torch {torch.__version__}; amp {args.amp}; {args.sentences} pairs, batch {BATCH}; "
+          f"epoch {args.epochs} of {args.epochs} measured", flush=True)
+    ratios = []
+    for round_ in range(1, args.rounds + 1):
+        started = time.perf_counter()
+        joey = run_joeynmt(python, data, args.workdir, args)
+        middle = time.perf_counter()
+        ours = run_paragen(data, args.workdir, args)
+        ratios.append(ours / joey)
+        print(f"round {round_}: JoeyNMT {joey:8.0f} tokens/s ({middle - started:.0f} s)   paragen {ours:8.0f} "
+              f"tokens/s ({time.perf_counter() - middle:.0f} s)   ratio {ours / joey:.2f}", flush=True)
+    print(f"paragen / JoeyNMT training tokens/s: median ratio {statistics.median(ratios):.2f} over "
+          f"{len(ratios)} rounds", flush=True)
+
+
+if __name__ == "__main__":
+    main()
