@@ -1,7 +1,7 @@
 """Training speed of paragen against JoeyNMT 2.3.0 at the same configuration, alternately, in one run.
 
 Usage: python bench/anchor_joeynmt.py [--device cpu|cuda] [--amp] [--rounds 2] [--epochs 2]
-       [--sentences 20000] [--workdir bench/.joeynmt] [--wheels DIR] [--system-site-packages]
+       [--sentences 20000] [--workdir bench/.joeynmt] [--wheels DIR | --collect-wheels DIR]
 
 Why an anchor: a tokens/s figure means little alone; JoeyNMT is a small, well-known recurrent NMT toolkit whose
 training loop is written for speed, so the ratio says whether paragen's per-step loop is competitive.
@@ -9,8 +9,9 @@ training loop is written for speed, so the ratio says whether paragen's per-step
 What it does:
 1. Sets up JoeyNMT 2.3.0 in its own virtual environment (``<workdir>/venv``): with ``pip install joeynmt==2.3.0
    importlib_metadata torch==<this torch>`` from the package index, or offline from ``--wheels DIR`` (JoeyNMT
-   without its declared dependencies, plus the modules its plain-text training path imports: a GPU machine
-   without an index; ``--system-site-packages`` reuses the machine's torch). JoeyNMT 2.3.0 needs
+   without its declared dependencies, plus the modules its plain-text training path imports, unpacked beside
+   the machine's own torch: a GPU machine without an index; ``--collect-wheels DIR`` downloads them where
+   PyPI is reachable). JoeyNMT 2.3.0 needs
    ``importlib_metadata`` and its default ``plateau`` scheduler crashes on torch 2.13, so ``exponential`` is used.
 2. Generates JoeyNMT's reverse task once for both: symbols 0..999, lengths uniform in 1..25, the target is the
    source reversed; ``--sentences`` training pairs and 500 validation pairs.
@@ -124,25 +125,47 @@ model:
 """
 
 
-def joeynmt_python(workdir: Path, wheels: Path | None, system_site_packages: bool) -> Path:
-    """The JoeyNMT environment's interpreter, created and filled on first use."""
-    venv = workdir / "venv"
-    python = venv / "bin" / "python"
-    if python.exists() and subprocess.run([python, "-c", "import joeynmt"], capture_output=True).returncode == 0:
-        return python
-    command = [sys.executable, "-m", "venv", str(venv)] + (["--system-site-packages"] if system_site_packages else [])
-    subprocess.run(command, check=True)
-    pip = [str(python), "-m", "pip", "install", "-q"]
+def joeynmt_environment(workdir: Path, wheels: Path | None) -> tuple[Path, dict[str, str]]:
+    """The interpreter and environment variables that run JoeyNMT, installed on first use.
+
+    Online: a virtual environment of its own (``<workdir>/venv``) with JoeyNMT, its declared dependencies and
+    this process's torch version. Offline (``wheels``): the wheels are unpacked into ``<workdir>/site`` and
+    JoeyNMT runs on this interpreter with that folder on its path, so it uses the machine's torch (the CUDA
+    build on a GPU machine) and the machine's numpy, matplotlib, sacrebleu, ...
+    """
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     if wheels is not None:
-        subprocess.run(pip + ["--no-index", "--find-links", str(wheels), "--no-deps", JOEYNMT], check=True)
-        present = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                                 text=True, check=True).stdout.lower().replace("_", "-")
-        missing = [m for m in OFFLINE_MODULES if f"{m.lower()}==" not in present]
-        subprocess.run(pip + ["--no-index", "--find-links", str(wheels), "--no-deps"] + missing, check=True)
+        site = workdir / "site"
+        if not (site / "joeynmt").exists():
+            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
+                            "--target", str(site), *map(str, sorted(wheels.glob("*.whl")))], check=True)
+        python, env["PYTHONPATH"] = Path(sys.executable), str(site)
     else:
-        torch_version = torch.__version__.split("+")[0]
-        subprocess.run(pip + [JOEYNMT, "importlib_metadata", f"torch=={torch_version}"], check=True)
-    return python
+        python = workdir / "venv" / "bin" / "python"
+        if not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(workdir / "venv")], check=True)
+            torch_version = torch.__version__.split("+")[0]
+            subprocess.run([str(python), "-m", "pip", "install", "-q", JOEYNMT, "importlib_metadata",
+                            f"torch=={torch_version}"], check=True)
+        env.pop("PYTHONPATH", None)
+    probe = subprocess.run([str(python), "-c", "import joeynmt.training"], capture_output=True, text=True, env=env)
+    if probe.returncode != 0:
+        raise RuntimeError(f"JoeyNMT cannot be imported from {python}: {probe.stderr.strip().splitlines()[-1:]}")
+    return python, env
+
+
+def collect_wheels(folder: Path) -> None:
+    """Download into ``folder`` the cp312 x86-64 wheels of JoeyNMT and the modules of OFFLINE_MODULES that a GPU
+    image holding torch, numpy, pyyaml, tqdm, matplotlib and sacrebleu lacks (run where PyPI is reachable)."""
+    on_image = {"matplotlib", "contourpy", "cycler", "fonttools", "kiwisolver", "pillow", "pyparsing",
+                "python-dateutil", "sacrebleu", "portalocker", "regex", "tabulate", "colorama", "lxml", "tqdm",
+                "pyyaml", "wrapt", "packaging", "numpy"}
+    folder.mkdir(parents=True, exist_ok=True)
+    platform = ["--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64",
+                "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64", "--platform", "any"]
+    for name in [JOEYNMT] + [m for m in OFFLINE_MODULES if m not in on_image]:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        *platform, "-d", str(folder), name], check=True)
 
 
 def joeynmt_rate(log: str, epoch: int) -> float:
@@ -153,13 +176,13 @@ def joeynmt_rate(log: str, epoch: int) -> float:
     return statistics.median(rates)
 
 
-def run_joeynmt(python: Path, data: Path, workdir: Path, args: argparse.Namespace) -> float:
+def run_joeynmt(python: Path, env: dict[str, str], data: Path, workdir: Path, args: argparse.Namespace) -> float:
     model_dir = workdir / "joey_model"
     config = workdir / "joey.yaml"
     config.write_text(joeynmt_config(data, model_dir, args.epochs, args.device == "cuda", args.amp),
                       encoding="utf-8")
     done = subprocess.run([python, "-m", "joeynmt", "train", str(config), "--skip-test"], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                          text=True, env=env)
     log = done.stdout + done.stderr
     if done.returncode != 0:
         raise RuntimeError(f"JoeyNMT failed (rc {done.returncode}):\n{log[-3000:]}")
@@ -204,12 +227,15 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=20000)
     parser.add_argument("--workdir", type=Path, default=Path("bench/.joeynmt"))
     parser.add_argument("--wheels", type=Path, default=None, help="install JoeyNMT offline from these wheels")
-    parser.add_argument("--system-site-packages", action="store_true",
-                        help="the JoeyNMT venv sees this machine's packages (its torch)")
+    parser.add_argument("--collect-wheels", type=Path, default=None,
+                        help="only download the wheels an offline GPU machine needs into this folder, then exit")
     args = parser.parse_args()
+    if args.collect_wheels is not None:
+        collect_wheels(args.collect_wheels)
+        return
     args.workdir = args.workdir.resolve()
     args.workdir.mkdir(parents=True, exist_ok=True)
-    python = joeynmt_python(args.workdir, args.wheels, args.system_site_packages)
+    python, env = joeynmt_environment(args.workdir, args.wheels.resolve() if args.wheels else None)
     data = args.workdir / "reverse"
     generate_reverse_task(data, args.sentences, 500)
     device = torch.device(args.device)
@@ -219,7 +245,7 @@ def main() -> None:
     ratios = []
     for round_ in range(1, args.rounds + 1):
         started = time.perf_counter()
-        joey = run_joeynmt(python, data, args.workdir, args)
+        joey = run_joeynmt(python, env, data, args.workdir, args)
         middle = time.perf_counter()
         ours = run_paragen(data, args.workdir, args)
         ratios.append(ours / joey)

@@ -35,13 +35,13 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def _run(tmp_path, name, tiny_config, data, max_epochs=4, schedule=None, **kwargs):
+def _run(tmp_path, name, tiny_config, data, max_epochs=4, schedule=None, device="cpu", **kwargs):
     train_data, valid_data, vocab = data
     training = TrainingConfig(batch_size=8, max_epochs=max_epochs, patience=10, valid_max_length=20, seed=5,
                               threads=1, **(schedule or {}))
     model = ModelConfig(architecture="copynet", embedding_size=8, hidden_size=16, dropout=0.3)
     return train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
-                 vocab=vocab, run_dir=tmp_path / name, device=torch.device("cpu"), progress=False, **kwargs)
+                 vocab=vocab, run_dir=tmp_path / name, device=torch.device(device), progress=False, **kwargs)
 
 
 def test_outputs_and_log(tmp_path, tiny_config):
@@ -69,6 +69,29 @@ def test_interrupted_run_resumes_to_identical_weights(tmp_path, tiny_config, sch
     for name in ("last.pt", "best.pt"):
         assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
     assert (tmp_path / "full" / "train_log.csv").read_text().count("\n") == 5
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (CI has none; run on a GPU machine)")
+def test_interrupted_run_resumes_to_identical_weights_on_cuda(tmp_path, tiny_config, monkeypatch):
+    """The same exactness on a GPU (bf16 autocast, cuDNN GRUs, CUDA RNG states in the resume file).
+
+    Deterministic kernels are demanded, since atomics-based ones (embedding backward) would make even two
+    uninterrupted runs differ; cuBLAS needs its workspace setting for that, made before the first CUDA call.
+    """
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True)
+    try:
+        data = _data(tmp_path, tiny_config)
+        _run(tmp_path, "full", tiny_config, data, device="cuda")
+        _run(tmp_path, "resumed", tiny_config, data, device="cuda", stop_after_epoch=2)
+        _run(tmp_path, "resumed", tiny_config, data, device="cuda")
+    finally:
+        torch.use_deterministic_algorithms(False)
+    sessions = json.loads((tmp_path / "resumed" / "sessions.json").read_text())
+    assert [s["first_epoch"] for s in sessions] == [1, 3]
+    assert {s["device"] for s in sessions} == {torch.cuda.get_device_name(0)}
+    for name in ("last.pt", "best.pt"):
+        assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
 
 
 def test_raising_max_epochs_continues_a_finished_run(tmp_path, tiny_config):
