@@ -45,7 +45,7 @@ JOEYNMT = "joeynmt==2.3.0"
 # matplotlib; tokenizers: sentencepiece, subword_nmt; metrics: sacrebleu), with their own requirements. The
 # HuggingFace ``datasets`` import and plotly are only reached by other dataset types and the hub interface.
 OFFLINE_MODULES = ["importlib_metadata", "zipp", "tensorboard", "tensorboard-data-server", "absl-py", "grpcio",
-                   "markdown", "protobuf", "werkzeug", "six", "matplotlib", "contourpy", "cycler", "fonttools",
+                   "markdown", "protobuf<3.21", "werkzeug", "six", "matplotlib", "contourpy", "cycler", "fonttools",
                    "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece", "subword-nmt", "mock",
                    "sacrebleu", "portalocker", "regex", "tabulate", "colorama", "lxml", "tqdm", "pyyaml", "wrapt",
                    "future", "packaging", "numpy", "setuptools"]

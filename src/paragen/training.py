@@ -272,7 +272,9 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     state = TrainState()
 
     if resume_path.exists():
-        saved = load_torch(resume_path, device)
+        # On the CPU: the RNG states must stay CPU byte tensors (a CUDA map_location broke every GPU resume);
+        # load_state_dict copies weights and optimiser moments onto the model's device.
+        saved = load_torch(resume_path, torch.device("cpu"))
         changed = stale_parts(saved.get("digest"), digest)
         if not changed:
             model.load_state_dict(saved["model"])
