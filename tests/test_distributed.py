@@ -10,6 +10,8 @@ import csv
 import json
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,27 @@ def test_a_state_saved_by_another_number_of_processes_is_not_resumed(tmp_path):
     two, four = (resume_digest(model, training, train_data, valid_data, vocab, world_size=n) for n in (2, 4))
     assert stale_parts(two, one) == stale_parts(one, two) == ["world size"] == stale_parts(two, four)
     assert stale_parts(two, two) == []
+
+
+@pytest.mark.e2e
+def test_torchrun_runs_the_cli_on_two_processes(tmp_path):
+    """``torchrun --standalone --nproc-per-node 2 -m paragen.cli train`` against ``paragen train``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cli = [sys.executable, "-m", "paragen.cli"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m",
+                "paragen.cli"]
+    for name, launcher in (("one", cli), ("two", torchrun)):
+        work = tmp_path / name
+        work.mkdir()
+        (work / "params.yaml").write_text(TINY_PARAMS.read_text())
+        for command in (["generate", "--dataset", "tiny"], ["vocab", "--dataset", "tiny"]):
+            subprocess.run(cli + command, cwd=work, check=True, env=env, capture_output=True)
+        done = subprocess.run(launcher + ["train", "--experiment", "t_copynet", "--device", "cpu", "--quiet"],
+                              cwd=work, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("best.pt", "last.pt"):
+        difference = _max_difference(_weights(tmp_path / "one" / "runs" / "t_copynet" / name),
+                                     _weights(tmp_path / "two" / "runs" / "t_copynet" / name))
+        assert difference <= 1e-5, f"{name}: max abs difference {difference}"
+    sessions = json.loads((tmp_path / "two" / "runs" / "t_copynet" / "sessions.json").read_text())
+    assert [s.get("processes") for s in sessions] == [2]
