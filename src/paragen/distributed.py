@@ -156,16 +156,15 @@ def process_group(world: World, device: torch.device) -> Iterator[None]:
         dist.destroy_process_group()
 
 
-def gradient_weight(tokens: int, counts: bool, world: World, device: torch.device) -> tuple[float, int]:
-    """(N * T_r / T, T): the factor on this rank's token-mean loss that makes DDP's averaged gradient the
-    gradient of the global batch's token mean, and the batch's token count T over all ranks.
+def gradient_weight(tokens: int, counts: bool, world: World, device: torch.device) -> float:
+    """N * T_r / T: the factor on this rank's token-mean loss that makes DDP's averaged gradient the gradient
+    of the global batch's token mean (T_r = ``tokens``, T summed over the ranks).
 
-    A rank whose share does not count (:meth:`World.share`) contributes T_r = 0. One process: (1.0, T), and
+    A rank whose share does not count (:meth:`World.share`) contributes T_r = 0. One process: 1.0, and
     multiplying by 1.0 changes no bit.
     """
     mine = tokens if counts else 0
-    total = int(world.all_sum([mine], device)[0])
-    return world.size * mine / max(total, 1), total
+    return world.size * mine / max(world.all_sum([mine], device)[0], 1)
 
 
 class LossForward(torch.nn.Module):

@@ -370,8 +370,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             with autocast(device, training.amp):
                 result = compute_loss(batch.to(device))
                 loss, terms = objective(result, batch, training, state.optimizer_steps, model, critic_rules)
-            weight, _ = gradient_weight(result.tokens, counts, world, device)
-            (loss * weight).backward()
+            (loss * gradient_weight(result.tokens, counts, world, device)).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
             tokens, correct = (result.tokens, result.correct) if counts else (0, 0)
