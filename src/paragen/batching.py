@@ -140,9 +140,19 @@ def iterate_batches(
 ) -> Iterator[Batch]:
     """Batches over a corpus; in corpus order (by length) when no generator is given."""
     for ids in batch_order([len(s) for s in sources], batch_size, generator):
-        yield make_batch(
-            [sources[i] for i in ids], [targets[i] for i in ids] if targets is not None else None, vocab, ids
-        )
+        yield batch_at(sources, targets, vocab, ids)
+
+
+def batch_at(
+    sources: Sequence[Sequence[str]],
+    targets: Sequence[Sequence[str]] | None,
+    vocab: Vocabulary,
+    ids: Sequence[int],
+) -> Batch:
+    """The batch of a corpus's examples ``ids`` (a process's share of a batch, under torchrun)."""
+    return make_batch(
+        [sources[i] for i in ids], [targets[i] for i in ids] if targets is not None else None, vocab, ids
+    )
 
 
 def decode_ids(ids: Sequence[int], vocab: Vocabulary, oovs: Sequence[str]) -> list[str]:

@@ -11,7 +11,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
@@ -23,6 +23,9 @@ from paragen.data.registry import default_mirror
 from paragen.dvc_record import DvcRecordError
 from paragen.metrics.rouge_perl import PerlRougeError
 from paragen.runlock import RunLockedError, die_with_parent
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger("paragen")
 
@@ -110,11 +113,24 @@ def _rule_tables(config: ParagenConfig, experiment: str, vocab) -> tuple[dict, l
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from paragen.training import pick_device, train
-    from paragen.vocabulary import Vocabulary
+    """Train on one process, or on each process ``torchrun`` starts (it sets RANK, WORLD_SIZE, LOCAL_RANK)."""
+    from paragen.distributed import World, process_group
+    from paragen.training import pick_device
 
     if args.die_with_parent:
         die_with_parent()
+    world = World.from_env()
+    device = pick_device(args.device, world)
+    if not world.main:  # rank 0 reports for all
+        logging.getLogger("paragen").setLevel(logging.WARNING)
+    with process_group(world, device):
+        _train(args, device)
+
+
+def _train(args: argparse.Namespace, device: torch.device) -> None:
+    from paragen.training import train
+    from paragen.vocabulary import Vocabulary
+
     config = _config(args)
     spec = _experiment(config, args.experiment)
     data = pipeline.experiment_data(config, args.experiment)
@@ -125,7 +141,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         model_config=config.models[spec.model], training=config.training[spec.training],
         train_data=read_split(data.directory, "train"), valid_data=valid,
         vocab=vocab, run_dir=pipeline.run_dir(args.experiment), rule_tables=tables, rule_files=rule_files,
-        device=pick_device(args.device), progress=not args.quiet,
+        device=device, progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
         monitors={m: _validator(config, args.experiment, valid, m) for m in config.training[spec.training].log_metrics},
         extra_inputs=reference_files(data.directory, "valid") if data.real else (),
@@ -449,7 +465,8 @@ def _parser() -> argparse.ArgumentParser:
                                 ("decode", cmd_decode, "beam-search decode one experiment's test set")):
         p = add(name, handler, text)
         p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
-        p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+        p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu; "
+                       "train under torchrun: cuda:LOCAL_RANK per process)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
@@ -615,7 +632,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError,
-            DvcRecordError, PerlRougeError) as error:  # RuleError (PPDB files) is a ValueError
+            DvcRecordError, PerlRougeError) as error:  # RuleError (PPDB files), DistributedError are ValueErrors
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)

@@ -14,10 +14,15 @@ The stopping rule (``max_epochs``, ``patience``) and the CPU thread count are
 left out: they do not choose the trajectory, so raising ``max_epochs`` after a
 run ends continues that run instead of starting over. The RNG states saved are
 the CPU one, Python's and, on CUDA, every device's (dropout draws from those).
+
+Under ``torchrun`` (:mod:`paragen.distributed`) the same loop trains on N processes: each takes a
+contiguous share of every batch, DDP sums the gradients so that they equal the one-process gradient, and
+rank 0 alone validates and writes; the resume state then keeps every rank's RNG states.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import hashlib
@@ -34,11 +39,12 @@ import torch
 from tqdm.auto import tqdm
 
 from paragen.atomic import write_json, atomic_path, write_text
-from paragen.batching import iterate_batches
+from paragen.batching import batch_at, batch_order, iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_used
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.fetch import digests
 from paragen.decoding import translate
+from paragen.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.models import build_model, vocabulary_for
 from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
@@ -73,11 +79,18 @@ def _read_cpuinfo() -> str:
         return ""
 
 
-def pick_device(requested: str | None = None) -> torch.device:
-    """CUDA when available unless a device is named."""
-    if requested:
-        return torch.device(requested)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def pick_device(requested: str | None = None, world: World = World()) -> torch.device:
+    """CUDA when available unless a device is named; under torchrun each process takes cuda:LOCAL_RANK."""
+    device = torch.device(requested or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if device.type != "cuda" or world.size == 1:
+        return device
+    if device.index is not None:
+        raise DistributedError(f"--device {requested}: under torchrun each process uses cuda:LOCAL_RANK; "
+                               "pass --device cuda (or nothing)")
+    if world.local_rank >= torch.cuda.device_count():
+        raise DistributedError(f"LOCAL_RANK {world.local_rank} needs GPU {world.local_rank}, but this machine "
+                               f"has {torch.cuda.device_count()}: lower --nproc-per-node")
+    return torch.device("cuda", world.local_rank)
 
 
 def config_digest(*parts: Any) -> str:
@@ -96,11 +109,13 @@ def corpus_digest(corpus: ParallelCorpus) -> str:
 
 def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_data: ParallelCorpus,
                   valid_data: ParallelCorpus, vocab: Vocabulary, extra_inputs: Sequence[str | Path] = (),
-                  rule_files: Sequence[str | Path] = ()) -> dict[str, str]:
+                  rule_files: Sequence[str | Path] = (), world_size: int = 1) -> dict[str, str]:
     """What a resumable state must have been trained on, part by part (so a mismatch can say which part).
 
     Settings enter with their non-default values only, so a field added later (with a default) leaves
-    existing states resumable; what only changes the log or the stopping point is left out.
+    existing states resumable; what only changes the log or the stopping point is left out. The number of
+    training processes is a part (when above one): each has its own dropout stream and RNG state, so
+    another number cannot continue the same trajectory.
     """
     trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads", "log_metrics"},
                                      exclude_defaults=True)
@@ -113,6 +128,8 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
     }
     if rule_files:  # only runs with DMASS or a critic have this part (older states stay resumable)
         digest["rule files"] = config_digest([digests(Path(p))[0][:16] for p in rule_files])
+    if world_size > 1:
+        digest["world size"] = str(world_size)
     return digest
 
 
@@ -156,10 +173,11 @@ def load_model(path: str | Path, device: torch.device) -> tuple[Seq2Seq, dict]:
 
 
 def stale_parts(saved: Any, current: dict[str, str]) -> list[str]:
-    """Names of the digest parts that differ (every part, for a state from an older digest format)."""
+    """Names of the digest parts that differ, present on one side only included (every part, for a state
+    from an older digest format)."""
     if not isinstance(saved, dict):
         return list(current)
-    return [name for name, value in current.items() if saved.get(name) != value]
+    return [name for name in dict.fromkeys([*current, *saved]) if saved.get(name) != current.get(name)]
 
 
 def rng_states() -> dict[str, Any]:
@@ -218,16 +236,43 @@ def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, bat
     return total / max(tokens, 1), 100.0 * correct / max(tokens, 1)
 
 
+def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, training: TrainingConfig,
+               device: torch.device, validator: Validator | None, monitors: dict[str, Validator], epoch: int,
+               sums: Sequence[float], started: float, train_time: float) -> tuple[dict[str, float], float]:
+    """Validate after an epoch: its log row and the (unrounded) selection metric. ``sums`` are the epoch's
+    summed NLL, target tokens, correctly predicted tokens and critic loss, over every rank."""
+    total_loss, total_tokens, total_correct, total_critic = sums
+    valid_loss, valid_accuracy = validation_loss(model, valid_data, vocab, training.batch_size, device)
+    outputs = None
+    if validator is not None or monitors:
+        greedy = DecodingConfig(beam_size=1, nbest=1, max_length=training.valid_max_length,
+                                batch_size=training.batch_size, stopping="early")
+        hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
+        outputs = [h.nbest[0] for h in hyps]
+    # float(): metrics may come back as numpy scalars, which a weights-only load of the resume state refuses
+    metric = float(validator(outputs)) if validator is not None else -valid_loss
+    row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),
+           "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
+           "wall_time_s": round(time.perf_counter() - started, 2),
+           "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1),
+           "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
+           "valid_accuracy": round(valid_accuracy, 3),
+           **{f"valid_{m}": round(float(score(outputs)), 4) for m, score in monitors.items()},
+           **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
+    return row, metric
+
+
 def autocast(device: torch.device, enabled: bool) -> torch.autocast:
     """bf16 mixed precision on CUDA (DESIGN.md "Scale"); a no-op context elsewhere."""
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
 
 
 def _holding_run_lock(train_fn: Callable[..., TrainState]) -> Callable[..., TrainState]:
-    """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.runlock.run_lock`)."""
+    """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.runlock.run_lock`); under
+    torchrun rank 0 holds it for all ranks (the others write nothing, and would refuse each other)."""
     @functools.wraps(train_fn)
     def locked(**kwargs: Any) -> TrainState:
-        with run_lock(kwargs["run_dir"]):
+        with run_lock(kwargs["run_dir"]) if World.current().main else contextlib.nullcontext():
             return train_fn(**kwargs)
     return locked
 
@@ -246,12 +291,17 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     it reads (validation references), whose content enters the resume digest. ``stop_after_epoch`` ends the
     process-local loop early *without* publishing, the in-process stand-in for an interruption
     used by tests. The run directory is locked for the duration (a second trainer refuses).
+
+    In a process group (torchrun, :mod:`paragen.distributed`) every rank calls this: ``batch_size`` is the
+    global batch, each rank trains on its share, and rank 0 alone validates and writes files.
     """
+    world = World.current()
     vocab = vocabulary_for(model_config, vocab)  # batches, the model and its checkpoint share it (SPM: + <tpad>)
     run_dir = Path(run_dir)
     resume_dir = run_dir / "resume"
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
-    digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files)
+    digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files,
+                           world.size)
     tables = rule_tables or {}
     for needed in rules_used(model_config, training):
         if needed not in tables:
@@ -266,7 +316,11 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     critic_rules = tables[training.critic.rules].to(device) if training.critic else None
     if model_config.pretrained_embeddings is not None:  # before any resume: a resumed state overwrites it
         init = initialise(vocabulary_tables(model, len(vocab)), vocab, Path(model_config.pretrained_embeddings.path))
-        write_json(run_dir / EMBEDDINGS_FILE, init.as_json())
+        if world.main:
+            write_json(run_dir / EMBEDDINGS_FILE, init.as_json())
+    if world.size > 1:  # the same initial weights on every rank (above), but each rank its own dropout stream
+        torch.manual_seed(training.seed + world.rank)
+        random.seed(training.seed + world.rank)
     optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=training.adam_betas,
                                  eps=training.adam_eps)
     state = TrainState()
@@ -282,20 +336,23 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             state = TrainState(**saved["train_state"])
             check_stopping_rule(state, training, resume_dir)
             state.finished = state.stopped(training)
-            restore_rng(saved)
+            restore_rng(saved["rank_rng"][world.rank] if world.size > 1 else saved)
             log.info("resuming %s after epoch %d", run_dir, state.epoch)
         else:
             log.warning("%s: starting over, not resuming %s: its %s changed since it was saved", run_dir.name,
                         resume_path, ", ".join(changed))
 
     checkpoint_meta = {"model_config": model_config.model_dump(), "vocab_size": len(vocab), "digest": digest}
-    greedy = DecodingConfig(beam_size=1, nbest=1, max_length=training.valid_max_length,
-                            batch_size=training.batch_size, stopping="early")
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
     monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
+    compute_loss = data_parallel(model, device, world)
     if not state.finished:
-        state.sessions = state.sessions + [{"first_epoch": state.epoch + 1, "device": describe_device(device)}]
+        session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device)}
+        if world.size > 1:
+            session.update(device=f"{world.size} x {session['device']}", processes=world.size)
+        state.sessions = state.sessions + [session]
+    lengths = [len(source) for source in train_data.sources]
     while not state.finished:
         if stop_after_epoch is not None and state.epoch >= stop_after_epoch:
             return state
@@ -303,59 +360,53 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         model.train()
         started = time.perf_counter()
         generator = torch.Generator().manual_seed(training.seed + epoch)
-        batches = list(iterate_batches(train_data.sources, train_data.targets, vocab, training.batch_size,
-                                       generator))
+        shares = [world.share(ids) for ids in batch_order(lengths, training.batch_size, generator)]
+        batches = [(batch_at(train_data.sources, train_data.targets, vocab, ids), counts) for ids, counts in shares]
         total_loss, total_tokens, total_correct, total_critic = 0.0, 0, 0, 0.0
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress else True, leave=False)
-        for batch in bar:
+        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress and world.main else True,
+                   leave=False)
+        for batch, counts in bar:
             state.optimizer_steps += 1
             set_rate(optimizer, training, state.optimizer_steps, epoch)
             optimizer.zero_grad()
             with autocast(device, training.amp):
-                result = model.loss(batch.to(device))
+                result = compute_loss(batch.to(device))
                 loss, terms = objective(result, batch, training, state.optimizer_steps, model, critic_rules)
-            tokens = result.tokens
-            loss.backward()
+            (loss * gradient_weight(result.tokens, counts, world, device)).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
+            tokens, correct = (result.tokens, result.correct) if counts else (0, 0)
             total_loss, total_tokens = total_loss + terms["nll"] * tokens, total_tokens + tokens
-            total_correct += result.correct
+            total_correct += correct
             total_critic += terms.get("critic", 0.0) * tokens
             bar.set_postfix(loss=f"{terms['nll']:.3f}")
         train_time = time.perf_counter() - started
+        sums = world.all_sum([total_loss, total_tokens, total_correct, total_critic], device)  # every rank's
+        if world.main:
+            row, metric = _epoch_row(model, valid_data, vocab, training, device, validator, monitors, epoch,
+                                     sums, started, train_time)
+            log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s",
+                     run_dir.name, epoch, row["train_loss"], row["valid_loss"], training.valid_metric,
+                     row["valid_metric"], row["wall_time_s"], row["tokens_per_s"])
+            state.log_rows = state.log_rows + [row]
+            if state.record(epoch, metric):
+                save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric},
+                           best_path)
+            state.finished = state.stopped(training)
+        ranks_rng = world.gather(rng_states())  # after validation, where the next epoch continues from
+        if world.main:
+            save_torch({"digest": digest, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "train_state": state.__dict__,
+                        **(ranks_rng[0] if world.size == 1 else {"rank_rng": ranks_rng})}, resume_path)
+        state = world.from_main(state)  # rank 0's record and stop decision
 
-        valid_loss, valid_accuracy = validation_loss(model, valid_data, vocab, training.batch_size, device)
-        outputs = None
-        if validator is not None or monitors:
-            hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
-            outputs = [h.nbest[0] for h in hyps]
-        # float(): metrics may come back as numpy scalars, which a weights-only load of the resume state refuses
-        metric = float(validator(outputs)) if validator is not None else -valid_loss
-        row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),
-               "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
-               "wall_time_s": round(time.perf_counter() - started, 2),
-               "tokens_per_s": round(total_tokens / max(train_time, 1e-9), 1),
-               "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
-               "valid_accuracy": round(valid_accuracy, 3),
-               **{f"valid_{m}": round(float(score(outputs)), 4) for m, score in monitors.items()},
-               **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
-        log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s", run_dir.name,
-                 epoch, row["train_loss"], valid_loss, training.valid_metric, metric, row["wall_time_s"],
-                 row["tokens_per_s"])
-
-        state.log_rows = state.log_rows + [row]
-        if state.record(epoch, metric):
-            save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric},
-                       best_path)
-        state.finished = state.stopped(training)
-        save_torch({"digest": digest, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "train_state": state.__dict__, **rng_states()}, resume_path)
-
-    save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": state.epoch,
-                "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")
-    write_text(run_dir / "train_log.csv", _log_csv(state.log_rows))
-    write_json(run_dir / SESSIONS_FILE, state.sessions)
-    # best.pt is published last: its presence marks a completed stage.
-    with atomic_path(run_dir / "best.pt") as tmp:
-        tmp.write_bytes(best_path.read_bytes())
+    if world.main:
+        save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": state.epoch,
+                    "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")
+        write_text(run_dir / "train_log.csv", _log_csv(state.log_rows))
+        write_json(run_dir / SESSIONS_FILE, state.sessions)
+        # best.pt is published last: its presence marks a completed stage.
+        with atomic_path(run_dir / "best.pt") as tmp:
+            tmp.write_bytes(best_path.read_bytes())
+    world.barrier()  # every rank returns once the run is published
     return state
