@@ -145,12 +145,27 @@ def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_
     assert list(plots) == ["copynet_synthetic_valid_curves"]  # one plot per table, every row's curve in it
     files = {row["filename"] for row in plots["copynet_synthetic_valid_curves"][0]["content"]["data"]["values"]}
     assert len(files) == 3, files
+    check_rendered_plots(workflow_dir)
 
     change_copynet_hidden_size(workflow_dir)
     status = run(["dvc", "status"], workflow_dir).stdout
     changed = set(re.findall(r"^(\w+):", status, flags=re.M))
     assert changed == {"train_t_copynet"}, status
     assert re.search(r"modified:\s+models.copynet$", status, flags=re.M), status
+
+
+def check_rendered_plots(directory: Path) -> None:
+    """`dvc plots show` renders every experiment's validation curve: each run's per-epoch values, as its
+    train_log.csv holds them, are in the page's Vega-Lite data."""
+    run(["dvc", "plots", "show", "-o", "rendered_plots"], directory)
+    page = (directory / "rendered_plots" / "index.html").read_text(encoding="utf-8")
+    specs = re.findall(r"var spec = (\{.*\});\n", page)
+    assert len(specs) == 1, page[:2000]  # the tiny table's plot
+    values = json.loads(specs[0])["data"]["values"]
+    for experiment in ("t_encdec", "t_copynet", "t_wean"):
+        log = list(csv.DictReader(open(directory / "runs" / experiment / "train_log.csv")))
+        drawn = [(v["epoch"], v["valid_metric"]) for v in values if v["filename"].split("/")[-2] == experiment]
+        assert drawn == [(r["epoch"], r["valid_metric"]) for r in log] and drawn, (experiment, drawn)
 
 
 def test_generate_refuses_a_real_dataset(tmp_path):

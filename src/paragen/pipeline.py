@@ -511,17 +511,26 @@ def curve_column(config: ParagenConfig, experiments: list[str]) -> tuple[str, st
 
 def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
     """One ``dvc plots show`` plot per scores table: the validation curves of all its rows that run, together
-    (the same data as ``results/figures/<table>_valid_curves.png``)."""
+    (the same data as ``results/figures/<table>_valid_curves.png``); then one plot per trained experiment that
+    no table shows (a row only a system rewrites), so every ``train_log.csv`` of the DAG has its curve."""
     plots = []
+    plotted: set[str] = set()
+
+    def plot(name: str, title: str, experiments: list[str]) -> None:
+        column, label = curve_column(config, experiments)
+        plots.append({name: {
+            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": column for e in experiments},
+            "title": f"{title}: {label} per training epoch (validation split)",
+            "x_label": "training epoch", "y_label": label}})
+        plotted.update(experiments)
+
     for name, table in config.active_tables().items():
         ran = config.trained_and_runnable(table.rows.values()) if table.kind == "scores" else []
-        if not ran:
-            continue
-        column, label = curve_column(config, ran)
-        plots.append({f"{name}_valid_curves": {
-            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": column for e in ran},
-            "title": f"{table.title}: {label} per training epoch (validation split)",
-            "x_label": "training epoch", "y_label": label}})
+        if ran:
+            plot(f"{name}_valid_curves", table.title, ran)
+    for experiment in config.active_experiments():
+        if experiment not in plotted:
+            plot(f"{experiment}_valid_curves", experiment, [experiment])
     return plots
 
 
