@@ -44,6 +44,7 @@ def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Modu
 
 def copy_workflow(directory: Path) -> Path:
     """Copy the real workflow files (Snakefile, rules, profiles, report captions) and the tiny configuration."""
+    directory.mkdir(parents=True, exist_ok=True)
     for name in ("Snakefile", "workflow", ".dvcignore"):
         source = ROOT / name
         if source.is_dir():

@@ -154,6 +154,35 @@ def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_
     assert re.search(r"modified:\s+models.copynet$", status, flags=re.M), status
 
 
+def test_dvc_push_then_a_fresh_clone_pulls_and_rebuilds_nothing(tmp_path):
+    """A directory remote: repro and push here; a clone of the commit pulls data/ and runs/ and is up to date."""
+    origin = copy_workflow(tmp_path / "origin")
+    remote = tmp_path / "remote"
+    run(["git", "init", "-q"], origin)
+    run(["dvc", "init", "-q"], origin)
+    run(["dvc", "remote", "add", "--default", "store", str(remote)], origin)
+    write_dvc_yaml(load_config(origin / "params.yaml"), origin / "dvc.yaml")
+    run(["dvc", "repro"], origin)
+    run(["git", "add", "--all"], origin)
+    run(["git", "-c", "user.name=paragen", "-c", "user.email=paragen@localhost", "commit", "-q", "-m", "tiny"], origin)
+    pushed = run(["dvc", "push"], origin).stdout
+    assert re.search(r"^\d+ files? pushed", pushed, flags=re.M), pushed
+    assert not run(["git", "status", "--porcelain"], origin).stdout  # the commit holds all DVC needs
+
+    clone = tmp_path / "clone"
+    run(["git", "clone", "-q", str(origin), str(clone)], tmp_path)
+    cached = ("runs/t_copynet/best.pt", "runs/t_wean/test.nbest.jsonl", "data/prepared/tiny/train.src",
+              "data/vocab/tiny.txt")
+    assert not any((clone / path).exists() for path in cached) and not (clone / ".dvc" / "cache").exists()
+    run(["dvc", "pull"], clone)
+    for path in cached:
+        assert (clone / path).read_bytes() == (origin / path).read_bytes(), path
+    assert "Data and pipelines are up to date." in run(["dvc", "status"], clone).stdout
+    rerun = run(["dvc", "repro"], clone).stdout
+    assert "Running stage" not in rerun and "didn't change, skipping" in rerun, rerun
+    check_results(clone)
+
+
 def check_rendered_plots(directory: Path) -> None:
     """`dvc plots show` renders every experiment's validation curve: each run's per-epoch values, as its
     train_log.csv holds them, are in the page's Vega-Lite data."""
