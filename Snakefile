@@ -15,6 +15,9 @@ except ConfigError as error:
 configfile: "params.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 
 

@@ -42,14 +42,20 @@ def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Modu
     return build_model(config, vocab_size).eval()
 
 
-@pytest.fixture
-def workflow_dir(tmp_path: Path) -> Path:
-    """A copy of the real workflow files (Snakefile, rules, profiles) running the tiny configuration."""
+def copy_workflow(directory: Path) -> Path:
+    """Copy the real workflow files (Snakefile, rules, profiles, report captions) and the tiny configuration."""
+    directory.mkdir(parents=True, exist_ok=True)
     for name in ("Snakefile", "workflow", ".dvcignore"):
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name)
+            shutil.copytree(source, directory / name)
         else:
-            shutil.copy(source, tmp_path / name)
-    shutil.copy(TINY_PARAMS, tmp_path / "params.yaml")
-    return tmp_path
+            shutil.copy(source, directory / name)
+    shutil.copy(TINY_PARAMS, directory / "params.yaml")
+    return directory
+
+
+@pytest.fixture
+def workflow_dir(tmp_path: Path) -> Path:
+    """A copy of the real workflow files running the tiny configuration."""
+    return copy_workflow(tmp_path)

@@ -1,6 +1,8 @@
 """End to end on the tiny configuration: the real CLI, the real Snakefile and `dvc repro`."""
 
+import base64
 import csv
+import html
 import json
 import os
 import re
@@ -13,7 +15,7 @@ import pytest
 from paragen.config import load_config
 from paragen.pipeline import write_dvc_yaml
 
-from conftest import MIRROR, ROOT
+from conftest import MIRROR, ROOT, copy_workflow
 
 pytestmark = pytest.mark.e2e
 
@@ -63,19 +65,66 @@ def test_snakemake_reports_a_yaml_mistake_with_paragens_message(workflow_dir):
     assert "Traceback" not in result.stderr and "not valid JSON or YAML" not in result.stderr
 
 
-def test_snakemake_runs_everything_then_nothing_then_only_what_changed(workflow_dir):
-    run(["git", "init", "-q"], workflow_dir)
-    run(["dvc", "init", "-q"], workflow_dir)
-    write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
-    run(["snakemake", "--cores", "2"], workflow_dir)
-    check_results(workflow_dir)
-    again = run(["snakemake", "--cores", "2", "--dry-run"], workflow_dir)
+@pytest.fixture(scope="module")
+def snakemake_tiny(tmp_path_factory) -> Path:
+    """The tiny configuration run once by the real Snakefile in a git + DVC repository, for the tests below (the
+    last of them edits params.yaml and puts it back)."""
+    directory = copy_workflow(tmp_path_factory.mktemp("snakemake"))
+    run(["git", "init", "-q"], directory)
+    run(["dvc", "init", "-q"], directory)
+    write_dvc_yaml(load_config(directory / "params.yaml"), directory / "dvc.yaml")
+    run(["snakemake", "--cores", "2"], directory)
+    return directory
+
+
+def test_snakemake_runs_everything_then_nothing(snakemake_tiny):
+    check_results(snakemake_tiny)
+    again = run(["snakemake", "--cores", "2", "--dry-run"], snakemake_tiny)
     assert "Nothing to be done" in again.stdout + again.stderr
     # the Snakefile recorded its outputs into dvc.lock: a user switching to DVC retrains nothing
-    assert "up to date" in run(["dvc", "status"], workflow_dir).stdout
+    assert "up to date" in run(["dvc", "status"], snakemake_tiny).stdout
 
-    change_copynet_hidden_size(workflow_dir)
-    planned = run(["snakemake", "--cores", "2", "--dry-run"], workflow_dir).stdout
+
+def report_contents(path: Path) -> tuple[dict, dict]:
+    """(results, categories) as a Snakemake HTML report embeds them: JSON in its `var results = ...` and
+    `var categories = ...` script lines."""
+    text = path.read_text(encoding="utf-8")
+    decoder = json.JSONDecoder()
+    return tuple(decoder.raw_decode(text, re.search(rf"var {name} = (?=\{{)", text).end())[0]
+                 for name in ("results", "categories"))
+
+
+def test_snakemake_report_shows_every_table_and_figure_with_its_caption(snakemake_tiny):
+    run(["snakemake", "--report", "report.html"], snakemake_tiny)
+    results, categories = report_contents(snakemake_tiny / "report.html")
+    written = {str(p.relative_to(snakemake_tiny)) for p in (snakemake_tiny / "results").glob("*/*")
+               if p.parent.name in ("tables", "figures")}
+    assert written == {p for p in RESULTS if p.startswith(("results/tables/", "results/figures/"))}
+    assert set(results) == written  # every table and figure, each once
+    assert list(categories) == ["CopyNet (Gu et al., 2016)"]  # the tiny table fills CopyNet Table 1
+    assert {p for paths in categories["CopyNet (Gu et al., 2016)"].values() for p in paths} == written
+    assert list(categories["CopyNet (Gu et al., 2016)"]) == ["tiny test table"]  # its title, from params.yaml
+    for path, entry in results.items():
+        embedded = base64.b64decode(entry["data_uri"].split(";base64,", 1)[1])
+        assert embedded == (snakemake_tiny / path).read_bytes(), path  # self-contained: the file itself
+        caption = html.unescape(re.sub(r"<[^>]+>", "", entry["caption"]))
+        assert caption.startswith("tiny test table. "), (path, caption)
+    caption = {path: html.unescape(entry["caption"]) for path, entry in results.items()}
+    assert "Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, Table 1." in \
+        caption["results/tables/copynet_synthetic.md"]
+    assert "validation exact-match accuracy (%) after each training epoch, one line per trained row (Enc-Dec, " \
+        "CopyNet, WEAN)" in caption["results/figures/copynet_synthetic_valid_curves.png"]
+    assert "Copy-mode heat map of CopyNet" in caption["results/figures/copynet_synthetic_copy_heatmap.png"]
+
+
+def test_snakemake_reruns_only_what_a_changed_hyperparameter_touches(snakemake_tiny):
+    params = snakemake_tiny / "params.yaml"
+    original = params.read_text()
+    try:
+        change_copynet_hidden_size(snakemake_tiny)
+        planned = run(["snakemake", "--cores", "2", "--dry-run"], snakemake_tiny).stdout
+    finally:
+        params.write_text(original)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", planned, flags=re.M))
     assert jobs == {"train_t_copynet", "decode_t_copynet", "score_t_copynet", "report_copynet_synthetic",
                     "index", "all"}
@@ -96,12 +145,56 @@ def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_
     assert list(plots) == ["copynet_synthetic_valid_curves"]  # one plot per table, every row's curve in it
     files = {row["filename"] for row in plots["copynet_synthetic_valid_curves"][0]["content"]["data"]["values"]}
     assert len(files) == 3, files
+    check_rendered_plots(workflow_dir)
 
     change_copynet_hidden_size(workflow_dir)
     status = run(["dvc", "status"], workflow_dir).stdout
     changed = set(re.findall(r"^(\w+):", status, flags=re.M))
     assert changed == {"train_t_copynet"}, status
     assert re.search(r"modified:\s+models.copynet$", status, flags=re.M), status
+
+
+def test_dvc_push_then_a_fresh_clone_pulls_and_rebuilds_nothing(tmp_path):
+    """A directory remote: repro and push here; a clone of the commit pulls data/ and runs/ and is up to date."""
+    origin = copy_workflow(tmp_path / "origin")
+    remote = tmp_path / "remote"
+    run(["git", "init", "-q"], origin)
+    run(["dvc", "init", "-q"], origin)
+    run(["dvc", "remote", "add", "--default", "store", str(remote)], origin)
+    write_dvc_yaml(load_config(origin / "params.yaml"), origin / "dvc.yaml")
+    run(["dvc", "repro"], origin)
+    run(["git", "add", "--all"], origin)
+    run(["git", "-c", "user.name=paragen", "-c", "user.email=paragen@localhost", "commit", "-q", "-m", "tiny"], origin)
+    pushed = run(["dvc", "push"], origin).stdout
+    assert re.search(r"^\d+ files? pushed", pushed, flags=re.M), pushed
+    assert not run(["git", "status", "--porcelain"], origin).stdout  # the commit holds all DVC needs
+
+    clone = tmp_path / "clone"
+    run(["git", "clone", "-q", str(origin), str(clone)], tmp_path)
+    cached = ("runs/t_copynet/best.pt", "runs/t_wean/test.nbest.jsonl", "data/prepared/tiny/train.src",
+              "data/vocab/tiny.txt")
+    assert not any((clone / path).exists() for path in cached) and not (clone / ".dvc" / "cache").exists()
+    run(["dvc", "pull"], clone)
+    for path in cached:
+        assert (clone / path).read_bytes() == (origin / path).read_bytes(), path
+    assert "Data and pipelines are up to date." in run(["dvc", "status"], clone).stdout
+    rerun = run(["dvc", "repro"], clone).stdout
+    assert "Running stage" not in rerun and "didn't change, skipping" in rerun, rerun
+    check_results(clone)
+
+
+def check_rendered_plots(directory: Path) -> None:
+    """`dvc plots show` renders every experiment's validation curve: each run's per-epoch values, as its
+    train_log.csv holds them, are in the page's Vega-Lite data."""
+    run(["dvc", "plots", "show", "-o", "rendered_plots"], directory)
+    page = (directory / "rendered_plots" / "index.html").read_text(encoding="utf-8")
+    specs = re.findall(r"var spec = (\{.*\});\n", page)
+    assert len(specs) == 1, page[:2000]  # the tiny table's plot
+    values = json.loads(specs[0])["data"]["values"]
+    for experiment in ("t_encdec", "t_copynet", "t_wean"):
+        log = list(csv.DictReader(open(directory / "runs" / experiment / "train_log.csv")))
+        drawn = [(v["epoch"], v["valid_metric"]) for v in values if v["filename"].split("/")[-2] == experiment]
+        assert drawn == [(r["epoch"], r["valid_metric"]) for r in log] and drawn, (experiment, drawn)
 
 
 def test_generate_refuses_a_real_dataset(tmp_path):

@@ -70,3 +70,41 @@ def test_dvc_plots_group_each_tables_curves_and_their_output_is_ignored(tiny_con
     assert spec["x"] == "epoch" and spec["y_label"] == "validation exact-match accuracy (%)"
     assert "validation split" in spec["title"]
     assert "/dvc_plots/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def _training_logs_and_plotted(raw: dict) -> tuple[set[str], set[str]]:
+    """(train_log.csv of every train stage, every file some `dvc plots` entry draws) for a params mapping."""
+    from paragen.config import parse_config
+    from paragen.pipeline import dvc_plots
+
+    config = parse_config(raw, "params.yaml")
+    logs = {out for s in stages(config) if s.step == "train" for out in s.outs if out.endswith("/train_log.csv")}
+    return logs, {path for plot in dvc_plots(config) for spec in plot.values() for path in spec["y"]}
+
+
+def test_dvc_plots_draw_every_training_log_of_every_suite():
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["suites"] = sorted({t["suite"] for t in raw["tables"].values()})
+    raw["data"] = [name for name, spec in raw["datasets"].items() if spec.get("kind") == "real"]
+    logs, plotted = _training_logs_and_plotted(raw)
+    assert "runs/simp_dmass/train_log.csv" in logs and "runs/mini_wean/train_log.csv" in logs
+    assert logs == plotted
+
+
+def test_dvc_plots_draw_a_trained_row_that_only_a_system_rewrites():
+    """Without the nmt row in 003 Table 1, simp_nmt still trains (the paraphrase-nmt rows rewrite its output)."""
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["suites"], raw["data"] = ["simplification"], ["wikilarge", "turk"]
+    del raw["tables"]["simplification"]["rows"]["nmt"]
+    logs, plotted = _training_logs_and_plotted(raw)
+    assert "runs/simp_nmt/train_log.csv" in logs
+    assert logs == plotted
+    from paragen.config import parse_config
+
+    document = yaml.safe_load(render_dvc_yaml(parse_config(raw, "params.yaml")))
+    (own,) = [p["simp_nmt_valid_curves"] for p in document["plots"] if "simp_nmt_valid_curves" in p]
+    assert own["y"] == {"runs/simp_nmt/train_log.csv": "valid_metric"} and own["title"].startswith("simp_nmt: ")

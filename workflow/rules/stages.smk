@@ -12,7 +12,7 @@ for _stage in STAGES:
         input:
             _stage.deps,
         output:
-            _stage.outs,
+            outputs(_stage),
         params:
             cmd=_stage.cmd,
             values=param_values(_stage),

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from paragen.report_items import STUDIES
 from paragen.stopping_rule import TrainingOutcome
 
 
@@ -50,16 +51,21 @@ class PaperTable:
     rows: dict[str, dict[str, float]]
     baselines: list[Baseline] = field(default_factory=list)
     decimals: int = 1
+    study: str = ""
+    """Which of the four papers the table belongs to (a key of ``paragen.report_items.STUDIES``)."""
 
     @classmethod
     def load(cls, name: str) -> "PaperTable":
         text = resources.files("paragen.paper_results").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
         raw = yaml.safe_load(text)
+        if raw.get("study") not in STUDIES:
+            raise ValueError(f"paragen/paper_results/{name}.yaml: study: {raw.get('study')!r} is not one of the "
+                             f"papers; allowed values: {sorted(STUDIES)}")
         rows = {row: {str(k): float(v) for k, v in values.items()} for row, values in (raw.get("rows") or {}).items()}
         baselines = [Baseline(b["label"], {str(k): float(v) for k, v in b["values"].items()}, b["source"],
                               b.get("rescored", [])) for b in raw.get("baselines", [])]
         return cls(raw["paper"], raw["table"], raw["metric"], [Column(**c) for c in raw["columns"]], rows, baselines,
-                   int(raw.get("decimals", 1)))
+                   int(raw.get("decimals", 1)), raw["study"])
 
 
 def read_rescored(path: str | Path) -> dict[tuple[str, str, str], float]:

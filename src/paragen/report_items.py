@@ -1,0 +1,102 @@
+"""What a reader sees of each table and figure in ``snakemake --report``: the paper it belongs to, the table it
+illustrates and a caption saying what it is.
+
+A :class:`ReportItem` travels on the engine-neutral :class:`paragen.pipeline.Stage` (DVC ignores it); the
+Snakemake rules flag those outputs with ``report(...)`` (``paragen.snakemake_report`` writes the caption files).
+Everything here is derived from ``params.yaml`` and the published-number files, never typed per rule: a table's
+paper comes from the ``study`` key of its ``paper_results`` file, its subcategory is its title.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paragen.config import TableConfig
+
+STUDIES = {
+    "wean": "WEAN (Ma et al., 2018)",
+    "copynet": "CopyNet (Gu et al., 2016)",
+    "simplification": "Transformer + PPDB simplification (Wang, Kurohara & Liang)",
+    "spm": "SPM headline generation (Kiyono et al.)",
+}
+"""The four papers of ``../shared/papers/README.md`` (key: the ``study`` of a ``paper_results`` file) -> the
+report category their tables and figures are grouped under."""
+
+DATASETS_CATEGORY = "Datasets (all papers)"
+"""The datasets table describes the data of every paper at once."""
+
+FORMATS = {"md": "Markdown", "csv": "CSV", "tex": "LaTeX", "png": "PNG"}
+
+
+@dataclass(frozen=True)
+class ReportItem:
+    """One output a person reads (a table file or a figure) and how the report shows it."""
+
+    path: str
+    category: str  # the paper
+    subcategory: str  # the table it belongs to (its title)
+    caption: str  # plain text, one paragraph
+
+
+def study_category(table: TableConfig) -> str:
+    """The report category of a table: the paper named by its published-number file's ``study``."""
+    from paragen.report.tables import PaperTable
+
+    return STUDIES[PaperTable.load(table.paper).study]
+
+
+def _format(path: str) -> str:
+    return FORMATS[path.rsplit(".", 1)[-1]]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
+def table_items(table: TableConfig, paths: tuple[str, ...], metric: str, published: str) -> tuple[ReportItem, ...]:
+    """The files of one reproduced table (same table, one item per format)."""
+    category = study_category(table)
+    return tuple(ReportItem(path, category, table.title, " ".join(filter(None, (
+        _sentence(table.title),
+        f"{_format(path)} file. {_sentence(metric[:1].upper() + metric[1:])}",
+        f"Published numbers: {published}.",
+        "Each cell gives the paper's number, the reproduced number and their difference, or why a number is "
+        "missing.",
+        _sentence(table.note))))) for path in paths)
+
+
+def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str], datasets: list[str]) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Training curves: {label} after each training epoch, one line per trained row "
+        f"({', '.join(rows)}), on the validation split of {', '.join(datasets)}; these select each row's model, "
+        "they are not the table's test scores."))
+
+
+def copy_heatmap_item(table: TableConfig, path: str, row: str) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Copy-mode heat map of {row} (in the manner of CopyNet Figure 3): the copy-mode "
+        "probability of each source token at each decoding step, the generate-mode mass underneath, for the first "
+        "test line whose top-1 output equals the reference and the first whose output does not."))
+
+
+def training_panels_item(table: TableConfig, path: str, row: str, experiment: str) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Per-epoch training log of {row} ({experiment}) laid out as 003 Figure 1: "
+        "validation SARI and BLEU, training and validation token accuracy, training and validation loss."))
+
+
+def sweep_items(table: TableConfig, system: str, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
+    """The skip row's sweep over its drop probability (a table in two formats and a figure)."""
+    return tuple(ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} The skip row ({system}) at every drop probability p: each word of the test "
+        f"source dropped with probability p, scored as the table's rows, mean and standard deviation over seeds "
+        f"({_format(path)} {'figure' if path.endswith('.png') else 'file'})."))
+        for path in paths)
+
+
+def datasets_items(paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
+    return tuple(ReportItem(path, DATASETS_CATEGORY, "Datasets", (
+        f"The real datasets switched on, as prepared ({_format(path)} file): per dataset and split the pairs, "
+        "references per source, tokens, mean source and target length and vocabulary coverage, beside the papers' "
+        "counts; splits not prepared say why.")) for path in paths)
