@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
-from paragen.cli_args import input_dir, input_file, named_input_file, output_dir, output_file, positive_int
+from paragen.cli_args import (input_dir, input_file, line_numbers, named_input_file, output_dir, output_file,
+                              positive_int)
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
@@ -170,6 +171,44 @@ def cmd_decode(args: argparse.Namespace) -> None:
         write_json(pipeline.copy_trace_path(args.experiment),
                    copy_examples(model, sources, outputs, references, tags, vocab, device))
     log.info("%s: decoded %d sentences", args.experiment, len(results))
+
+
+def cmd_align(args: argparse.Namespace) -> None:
+    from paragen.align import align_corpus, check_lines, read_gold
+    from paragen.models import vocabulary_for
+    from paragen.training import load_model, pick_device
+    from paragen.vocabulary import Vocabulary
+
+    if args.out and not args.gold:
+        raise ConfigError("--out writes alignment accuracy, which needs the gold links: give --gold FILE")
+    if bool(args.sentences) != bool(args.matrices):
+        raise ConfigError("--sentences and --matrices go together: the matrices of the chosen lines go to --matrices")
+    if not (args.out or args.matrices):
+        raise ConfigError("nothing to write: give --out (accuracy, with --gold) and/or --sentences with --matrices")
+    config = _config(args)
+    spec = _experiment(config, args.experiment)
+    data = pipeline.experiment_data(config, args.experiment)
+    corpus = read_split(data.directory, args.split)
+    split_name = f"{data.directory}/{args.split}.src"
+    gold = read_gold(args.gold, corpus, split_name) if args.gold else None
+    lines = check_lines(args.sentences or [], len(corpus), split_name)
+    device = pick_device(args.device)
+    model, _ = load_model(Path(pipeline.run_dir(args.experiment)) / "best.pt", device)
+    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
+    accuracy, examples = align_corpus(model, vocab, corpus, gold, lines, device)
+    where = {"experiment": args.experiment, "split": args.split, "source": split_name,
+             "target": f"{data.directory}/{args.split}.tgt"}
+    if args.out:
+        assert accuracy is not None
+        write_json(args.out, {**where, "gold": args.gold, **accuracy})
+        shown = [f"attention {accuracy['attention']['accuracy']:.2f}"]
+        if accuracy["source_prediction"] is not None:
+            shown.append(f"source-side prediction {accuracy['source_prediction']['accuracy']:.2f}")
+        print(f"{args.experiment} {args.split}: alignment accuracy (% of {accuracy['gold_links']} gold links): "
+              + ", ".join(shown))
+    if args.matrices:
+        write_json(args.matrices, {**where, "gold": args.gold, "sentences": examples})
+        print(f"{args.experiment} {args.split}: matrices of line(s) {', '.join(map(str, lines))} in {args.matrices}")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
@@ -454,6 +493,17 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
+    p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
+            "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences")
+    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments:")
+    p.add_argument("--split", default="test", help="the split of the experiment's data to read (default test)")
+    p.add_argument("--gold", help="gold links, one line of i-j pairs (source-target positions, 0-based) per pair "
+                   "(`paragen generate` writes <split>.align for headline_synthetic data)")
+    p.add_argument("--out", type=output_file, help="write the accuracy as JSON (needs --gold)")
+    p.add_argument("--sentences", type=line_numbers,
+                   help="comma-separated 1-based line numbers whose matrices go to --matrices (e.g. 1,2,3)")
+    p.add_argument("--matrices", type=output_file, help="write the attention and q_j matrices of --sentences as JSON")
+    p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "
                    "system under systems: (an unknown name lists the valid experiments)")
