@@ -82,12 +82,14 @@ def cmd_vocab(args: argparse.Namespace) -> None:
 
 def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None = None):
     """A metric on the validation split (never the test set): by default the model-selection one."""
-    from paragen.config import RealDataset
+    from paragen.config import HeadlineSyntheticDataset, RealDataset
     from paragen.validation import make_validator, reference_sets
 
     spec = config.experiments[experiment]
     metric = metric or config.training[spec.training].valid_metric
     dataset = config.datasets[spec.dataset]
+    if isinstance(dataset, HeadlineSyntheticDataset) and metric == "rouge2":  # its words, not characters
+        return make_validator(metric, valid, rouge_unit=dataset.evaluation.rouge_unit)
     if metric == "neg_loss" or not isinstance(dataset, RealDataset):
         return None  # train()'s own default: the metric against the validation targets, or the loss
     directory = pipeline.experiment_data(config, experiment).directory
@@ -151,26 +153,29 @@ def cmd_decode(args: argparse.Namespace) -> None:
     data = pipeline.experiment_data(config, args.experiment)
     model, _ = load_model(run / "best.pt", device)
     vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
-    sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
+    if args.split not in config.test_splits(spec.dataset):
+        raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
+                          f"{config.test_splits(spec.dataset)}")
+    sources = [line.split() for line in read_lines(Path(data.directory) / f"{args.split}.src")]
     if args.die_with_parent:
         die_with_parent()
     if decoding.threads:
         torch.set_num_threads(decoding.threads)
     results = translate(model, sources, vocab, device=device, progress=not args.quiet,
                         **decoding.model_dump(exclude={"threads"}))
-    with atomic_open(run / "test.nbest.jsonl") as handle:
+    with atomic_open(pipeline.nbest_path(args.experiment, args.split)) as handle:
         for r in results:
             handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
                                     ensure_ascii=False) + "\n")
-    with atomic_open(run / "test.hyp") as handle:
+    with atomic_open(pipeline.hyp_path(args.experiment, args.split)) as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
-    if model.copies and not data.real:  # heat maps: the first correct and first wrong output per rule type
+    if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
         tags = read_lines(Path(data.directory) / "test.tag")
         references = [line.split() for line in read_lines(Path(data.directory) / "test.tgt")]
         outputs = [r.nbest[0] for r in results]
         write_json(pipeline.copy_trace_path(args.experiment),
                    copy_examples(model, sources, outputs, references, tags, vocab, device))
-    log.info("%s: decoded %d sentences", args.experiment, len(results))
+    log.info("%s: decoded %d sentences of %s", args.experiment, len(results), args.split)
 
 
 def cmd_align(args: argparse.Namespace) -> None:
@@ -221,10 +226,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     result = evaluate_experiment(config, args.experiment)
     write_json(pipeline.metrics_path(args.experiment), result)
     write_json(pipeline.headline_path(args.experiment), headline(result))
-    for metric in config.datasets[result["dataset"]].evaluation.metrics:
-        value = result[metric]["score"]
-        shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
-        print(f"{args.experiment} {metric}: {shown}")
+    by_split = result.get("splits", {"": result})
+    for split, scored in by_split.items():
+        for metric in config.datasets[result["dataset"]].evaluation.metrics:
+            value = scored[metric]["score"]
+            shown = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()) \
+                if isinstance(value, dict) else f"{value:.2f}"
+            print(f"{args.experiment}{f' {split}' if split else ''} {metric}: {shown}")
 
 
 def cmd_system(args: argparse.Namespace) -> None:
@@ -493,6 +501,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
+        if name == "decode":
+            p.add_argument("--split", default="test", help="the test split to decode (default test; 004's Gigaword "
+                           "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")
     p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
             "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences")
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments:")

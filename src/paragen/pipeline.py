@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import ParagenConfig, RealDataset, TableConfig, rules_used
+from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig, rules_used
 from paragen.data.synthetic import SPLITS
 
 PARAMS_FILE = "params.yaml"
@@ -98,11 +98,13 @@ PUBLISHED_OUTPUTS_CSV = "results/tables/published_outputs.csv"
 class ExperimentData:
     """Where an experiment's splits and vocabulary live, and which files prove they are complete."""
 
-    directory: str  # {train,valid,test}.{src,tgt}, plus test.tag (synthetic) or <split>.ref.k (real)
+    directory: str  # {train,valid,test}.{src,tgt}, plus test.tag (synthetic), test.align (headline) or <split>.ref.k
     vocab: str
     real: bool
     train_deps: tuple[str, ...]
     test_deps: tuple[str, ...]
+    evaluated: bool = False  # scored by `paragen evaluate` with the dataset's evaluation (else exact match)
+    gold: str | None = None  # gold links of the test split (headline stand-in): `paragen align` scores against them
 
 
 def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
@@ -114,11 +116,23 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
     if isinstance(spec, RealDataset):
         directory = segmented_dir(dataset, spec.segmentation)
         marker = f"{directory}/segment.json"
-        return ExperimentData(directory, f"{directory}/vocab.txt", True, (marker,), (marker,))
+        return ExperimentData(directory, f"{directory}/vocab.txt", True, (marker,), (marker,), evaluated=True)
+    if isinstance(spec, HeadlineSyntheticDataset):
+        return ExperimentData(
+            f"data/prepared/{dataset}", vocab_path(dataset), False,
+            tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
+            (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt")), evaluated=True,
+            gold=prepared(dataset, "test", "align"))
     return ExperimentData(
         f"data/prepared/{dataset}", vocab_path(dataset), False,
         tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
         (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag")))
+
+
+def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
+    """What ``paragen generate`` writes: per split the pairs and a tag (rule data) or gold links (headline data)."""
+    extra = "align" if isinstance(config.datasets[dataset], HeadlineSyntheticDataset) else "tag"
+    return tuple(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", extra))
 
 
 def rescored_baselines(table: TableConfig) -> bool:
@@ -244,21 +258,38 @@ def rule_markers(config: ParagenConfig, rules: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fetch_marker(config.rules[r].fetch, scopes[config.rules[r].fetch]) for r in rules))
 
 
-def hyp_path(row: str) -> str:
-    """The test output of an experiment (decoded) or a system (computed)."""
-    return f"{run_dir(row)}/test.hyp"
+def hyp_path(row: str, split: str = "test") -> str:
+    """The output of an experiment (decoded) or a system (computed) on a test split."""
+    return f"{run_dir(row)}/{split}.hyp"
+
+
+def nbest_path(row: str, split: str = "test") -> str:
+    return f"{run_dir(row)}/{split}.nbest.jsonl"
+
+
+def alignment_path(experiment: str) -> str:
+    """``paragen align``'s accuracy against the gold links (headline stand-in): small, committed, merged into the
+    experiment's table row by the report."""
+    return f"results/metrics/{experiment}.alignment.json"
+
+
+def alignment_matrices_path(experiment: str) -> str:
+    """``paragen align``'s attention and q_j matrices of the sentences a table's heat maps show."""
+    return f"{run_dir(experiment)}/alignment_examples.json"
 
 
 def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
-    """``paragen evaluate``: the dataset's metrics on a real-data row's test output."""
+    """``paragen evaluate``: the dataset's metrics on a row's output on each test split (one metrics file)."""
     data, dataset = experiment_data(config, row), config.dataset_of(row)
     spec = config.datasets[dataset]
-    assert isinstance(spec, RealDataset)
+    assert isinstance(spec, (RealDataset, HeadlineSyntheticDataset))
     metrics, headline = metrics_path(row), headline_path(row)
+    hyps = tuple(hyp_path(row, split) for split in config.test_splits(dataset)) if row in config.experiments \
+        else (hyp_path(row),)
     return Stage(
         name=f"evaluate_{row}", step="score",
         cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", row),
-        deps=(hyp_path(row),) + data.test_deps, params=_set_keys(dataset, spec, ("evaluation",)),
+        deps=hyps + data.test_deps, params=_set_keys(dataset, spec, ("evaluation", "test_splits")),
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline))
 
 
@@ -303,8 +334,7 @@ def stages(config: ParagenConfig) -> list[Stage]:
         result.append(Stage(
             name=f"generate_{ds}", step="generate",
             cmd=_command("paragen", "generate", "--params", PARAMS_FILE, "--dataset", ds),
-            deps=(), params=(f"datasets.{ds}",),
-            outs=tuple(prepared(ds, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "tag")),
+            deps=(), params=(f"datasets.{ds}",), outs=generated_files(config, ds),
         ))
         result.append(Stage(
             name=f"vocab_{ds}", step="vocab",
@@ -332,11 +362,13 @@ def stages(config: ParagenConfig) -> list[Stage]:
 
 
 def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
-    """train -> decode -> score (synthetic: exact match by rule type) or evaluate (real: the dataset's metrics)."""
+    """train -> decode (each test split) -> score (synthetic: exact match by rule type) or evaluate (real data and
+    the headline stand-in: the dataset's metrics), and ``paragen align`` where there are gold links or heat maps."""
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
     dataset = config.datasets[spec.dataset]
-    evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) if isinstance(dataset, RealDataset) else ()
+    evaluation = _set_keys(spec.dataset, dataset, ("evaluation",)) \
+        if isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)) else ()  # validation's ROUGE unit
     rules = experiment_rules(config, exp)
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
@@ -347,20 +379,26 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
         threads=config.training[spec.training].threads or 1,
     )]
-    decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
-    if traced:
-        decode_outs += (copy_trace_path(exp),)
-    stages_.append(Stage(
-        name=f"decode_{exp}", step="decode",
-        cmd=_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
-                     "--die-with-parent"),
-        deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
-        params=(f"decoding.{spec.decoding}",),
-        outs=decode_outs,
-        threads=config.decoding[spec.decoding].threads or 1,
-    ))
+    splits = config.test_splits(spec.dataset)
+    for split in splits:
+        decode_outs = (hyp_path(exp, split), nbest_path(exp, split))
+        if traced:
+            decode_outs += (copy_trace_path(exp),)
+        several = splits != ["test"]  # one decode stage per test split, named and called by its split
+        stages_.append(Stage(
+            name=f"decode_{exp}" + (f"_{split}" if several else ""), step="decode",
+            cmd=_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
+                         *(("--split", split) if several else ()), "--die-with-parent"),
+            deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
+            params=(f"decoding.{spec.decoding}",),
+            outs=decode_outs,
+            threads=config.decoding[spec.decoding].threads or 1,
+        ))
+    aligning = align_stage(config, exp)
+    if aligning is not None:
+        stages_.append(aligning)
     metrics, headline = metrics_path(exp), headline_path(exp)
-    if data.real:
+    if data.evaluated:
         return stages_ + [evaluate_stage(config, exp)]
     test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
     stages_.append(Stage(
@@ -372,6 +410,46 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
     ))
     return stages_
+
+
+def heatmap_requests(config: ParagenConfig, exp: str) -> tuple[str | None, list[int], tuple[str, ...]]:
+    """(split, 1-based lines, params keys) of the active tables' heat maps that draw ``exp`` (004 Figure 4)."""
+    split, lines, keys = None, [], []
+    for name, table in config.active_tables().items():
+        figure = table.alignment_figure
+        if figure is None or exp not in (table.rows[figure.attention], table.rows[figure.source_prediction]):
+            continue
+        if split is not None and figure.split != split:
+            raise ValueError(f"tables.{name}.alignment_figure.split: {exp} is drawn from {split!r} by another table; "
+                             "one experiment's heat maps come from one split")
+        split = figure.split
+        lines += [line for line in figure.sentences if line not in lines]
+        keys.append(f"tables.{name}.alignment_figure")
+    return split, lines, tuple(keys)
+
+
+def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
+    """``paragen align``: accuracy against the gold links (headline stand-in) and the heat maps' matrices; None when
+    the experiment has neither."""
+    data = experiment_data(config, exp)
+    split, lines, keys = heatmap_requests(config, exp)
+    split = split or "test"
+    gold = data.gold if split == "test" else None
+    if gold is None and not lines:
+        return None
+    outs = ((alignment_path(exp),) if gold else ()) + ((alignment_matrices_path(exp),) if lines else ())
+    split_deps = data.test_deps if data.real else (prepared(config.experiments[exp].dataset, split, "src"),
+                                                    prepared(config.experiments[exp].dataset, split, "tgt"))
+    return Stage(
+        name=f"align_{exp}", step="score",
+        cmd=_command("paragen", "align", "--params", PARAMS_FILE, "--experiment", exp,
+                     *(("--split", split) if split != "test" else ()),
+                     *(("--gold", gold, "--out", alignment_path(exp)) if gold else ()),
+                     *(("--sentences", ",".join(map(str, lines)), "--matrices", alignment_matrices_path(exp))
+                       if lines else ())),
+        deps=(f"{run_dir(exp)}/best.pt",) + split_deps + ((gold,) if gold else ()) + (data.vocab,),
+        params=keys, outs=outs, metrics=(alignment_path(exp),) if gold else (),
+        uncached=(alignment_path(exp),) if gold else ())
 
 
 def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> Stage:
@@ -390,8 +468,11 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
         deps += tuple(embeddings_path(e) for e in trained
                       if config.models[config.experiments[e].model].pretrained_embeddings)
+        deps += tuple(alignment_path(e) for e in trained if experiment_data(config, e).gold)
+        deps += tuple(alignment_matrices_path(e) for e in heatmap_experiments(config, table))
         outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
-                                                         panel_experiments(config, trained)) if trained else ())
+                                                         panel_experiments(config, trained)) if trained else ()) \
+            + analysis_figures(config, table_name, table)
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
@@ -400,6 +481,31 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran), outs=outs,
         uncached=outs,
     )
+
+
+def heatmap_experiments(config: ParagenConfig, table: TableConfig) -> tuple[str, ...]:
+    """The experiments a table's heat maps draw (attention, then q_j), when both can run; else none."""
+    figure = table.alignment_figure
+    if figure is None:
+        return ()
+    drawn = (table.rows[figure.attention], table.rows[figure.source_prediction])
+    return tuple(dict.fromkeys(drawn)) if all(config.runnable(e) for e in drawn) else ()
+
+
+def heatmap_path(table: str) -> str:
+    return f"results/figures/{table}_alignment_heatmap.png"
+
+
+def oddgen_figure_path(table: str) -> str:
+    return f"results/figures/{table}_oddgen.png"
+
+
+def analysis_figures(config: ParagenConfig, table_name: str, table: TableConfig) -> tuple[str, ...]:
+    """004's Figure 4 (heat maps) and Figure 2 (odd generation) of a table, when the rows they draw can run."""
+    paths = (heatmap_path(table_name),) if heatmap_experiments(config, table) else ()
+    if table.oddgen_figure is not None and all(config.runnable(table.rows[r]) for r in table.oddgen_figure.rows):
+        paths += (oddgen_figure_path(table_name),)
+    return paths
 
 
 def embeddings_path(experiment: str) -> str:

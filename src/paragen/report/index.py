@@ -39,7 +39,9 @@ def write_index(config: ParagenConfig) -> None:
         lines += [body.rstrip(), "", f"Files: {formats}.", ""]
         copying = bool(pipeline.copy_traced_experiments(config, list(table.rows.values())))
         panels = pipeline.panel_experiments(config, list(table.rows.values()))
-        for figure in pipeline.figure_paths(name, copying, panels):
+        analysis = ((pipeline.heatmap_path(name),) if table.alignment_figure else ()) + \
+            ((pipeline.oddgen_figure_path(name),) if table.oddgen_figure else ())
+        for figure in pipeline.figure_paths(name, copying, panels) + analysis:
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
         for extra in table.see_also:
