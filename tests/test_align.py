@@ -40,7 +40,8 @@ def gold_links():
 
 
 def test_accuracy_and_matrices_by_hand():
-    accuracy, examples = align_corpus(ScriptedAligner(IDS), ALIGN_VOCAB, corpus(), gold_links(), [3], batch_size=3)
+    output = align_corpus(ScriptedAligner(IDS), ALIGN_VOCAB, corpus(), gold_links(), [3], batch_size=3)
+    accuracy, examples = output.accuracy, output.examples
     assert accuracy["pairs"] == 4 and accuracy["gold_links"] == 5
     assert (accuracy["attention"]["correct"], accuracy["attention"]["total"]) == (3, 5)
     assert accuracy["attention"]["accuracy"] == pytest.approx(60.0)
@@ -54,8 +55,9 @@ def test_accuracy_and_matrices_by_hand():
 
 
 def test_without_gold_only_the_chosen_lines_run():
-    accuracy, examples = align_corpus(ScriptedAligner(IDS), ALIGN_VOCAB, corpus(), None, [2, 1])
-    assert accuracy is None
+    output = align_corpus(ScriptedAligner(IDS), ALIGN_VOCAB, corpus(), None, [2, 1])
+    accuracy, examples = output.accuracy, output.examples
+    assert accuracy is None and output.pairs is None
     assert [e["line"] for e in examples] == [2, 1]
     # line 2 alone in its batch: steps 0 and 1 attend to positions 1 and 0
     assert examples[0]["attention"] == [[0.0, 1.0], [1.0, 0.0]] and examples[0]["gold"] is None
@@ -133,3 +135,50 @@ def test_line_numbers_must_be_whole_and_positive(workdir, capsys):
     with pytest.raises(SystemExit):
         main(["align", "--experiment", "h_encdec", "--sentences", "1,x", "--matrices", "m.json"])
     assert "expected comma-separated line numbers" in capsys.readouterr().err
+
+
+def test_aligned_pairs_group_by_hand():
+    from paragen.metrics.aligned_pairs import grouped_pairs
+
+    targets = [["calls", "quake", "eu", "tourists"], ["calls", "x", "win"]]
+    aligned = [["called", "earthquake", "eu", "people"], ["called", "y", "won"]]
+    assert grouped_pairs(targets, aligned) == {
+        "identical": [["eu", "eu", 1]],
+        "inflection": [["calls", "called", 2]],  # Porter: call / call
+        "shorter": [["quake", "earthquake", 1]],  # 5 < 10 characters
+        "others": [["tourists", "people", 1], ["win", "won", 1], ["x", "y", 1]],  # win/won: a stem misses it
+    }
+    with pytest.raises(ValueError, match="pair 2: 3 target tokens but 2 aligned words"):
+        grouped_pairs(targets, [aligned[0], ["called", "y"]])
+
+
+def test_pair_sample_is_seeded_and_capped_at_the_split():
+    import random
+
+    from paragen.metrics.aligned_pairs import sample_indices
+
+    assert sample_indices(5, 10, 1) == [0, 1, 2, 3, 4]
+    assert sample_indices(100, 3, 7) == sorted(random.Random(7).sample(range(100), 3))
+
+
+def test_aligned_pairs_of_chosen_pairs_on_the_scripted_model():
+    # lines 1 and 2: targets c1 c2 / c3 f1; q_0 says <unk>, q_1 says c2
+    output = align_corpus(ScriptedAligner(IDS), ALIGN_VOCAB, corpus(), None, pair_indices=[0, 1])
+    assert output.pairs == {"pairs": 2, "tokens": 4, "groups": {
+        "identical": [["c2", "c2", 1]], "inflection": [],
+        "shorter": [["c1", "<unk>", 1], ["c3", "<unk>", 1]], "others": [["f1", "c2", 1]]}}
+
+
+def test_cli_writes_the_pairs_of_a_sample_and_refuses_a_model_without_spm(workdir, monkeypatch, capsys):
+    assert main(["align", "--experiment", "h_encdec", "--pairs", "pairs.json", "--sample", "9", "--seed", "3"]) == 0
+    pairs = json.loads((workdir / "pairs.json").read_text())
+    assert (pairs["sample"], pairs["seed"], pairs["pairs"], pairs["tokens"]) == (9, 3, 4, 6)  # all 4 lines, 6 tokens
+
+    class WithoutHead(ScriptedAligner):
+        source_prediction = None
+
+    import paragen.training
+
+    monkeypatch.setattr(paragen.training, "load_model", lambda path, device: (WithoutHead(IDS), {}))
+    assert main(["align", "--experiment", "h_encdec", "--pairs", "p2.json"]) == 2
+    assert "this model has no source-side prediction head" in capsys.readouterr().err

@@ -51,12 +51,16 @@ def test_stand_in_stages_generate_gold_links_train_decode_align_evaluate_and_rep
     assert named["align_hs_sgate"].cmd == ("paragen align --params params.yaml --experiment hs_sgate --gold "
                                            "data/prepared/headline_small/test.align --out "
                                            "results/metrics/hs_sgate.alignment.json")
-    assert named["align_hs_spm"].cmd.endswith("--sentences 1,2,3 --matrices runs/hs_spm/alignment_examples.json")
+    assert named["align_hs_spm"].cmd.endswith("--sentences 1,2,3 --matrices runs/hs_spm/alignment_examples.json "
+                                              "--pairs runs/hs_spm/aligned_pairs.json --sample 500 --seed 1")
     assert named["align_hs_spm"].metrics == ("results/metrics/hs_spm.alignment.json",)
     assert "tables.headline_synthetic.alignment_figure" in named["align_hs_encdec"].params
     report = named["report_headline_synthetic"]
     assert {f"results/metrics/{e}.alignment.json" for e in STAND_IN} <= set(report.deps)
-    assert {"runs/hs_encdec/alignment_examples.json", "runs/hs_spm/alignment_examples.json"} <= set(report.deps)
+    assert {"runs/hs_encdec/alignment_examples.json", "runs/hs_spm/alignment_examples.json",
+            "runs/hs_spm/aligned_pairs.json"} <= set(report.deps)
+    assert {"results/tables/headline_synthetic_aligned_pairs.md", "results/tables/headline_synthetic_aligned_pairs.csv"} \
+        <= set(report.uncached)
     assert {"results/figures/headline_synthetic_alignment_heatmap.png",
             "results/figures/headline_synthetic_oddgen.png",
             "results/figures/headline_synthetic_valid_curves.png"} <= set(report.outs)
@@ -76,6 +80,7 @@ def test_gigaword_rows_decode_three_test_sets_and_fetch_fails_first_without_the_
     # Figure 4 needs EncDec's attention and EncDec+SPM's q_j on one Test (ours) sentence; no gold links exist
     assert named["align_giga_encdec"].cmd == ("paragen align --params params.yaml --experiment giga_encdec --split "
                                               "test_ours --sentences 1 --matrices runs/giga_encdec/alignment_examples.json")
+    assert named["align_giga_spm"].cmd.endswith("--pairs runs/giga_spm/aligned_pairs.json --sample 500 --seed 1")  # Table 4
     assert "align_giga_sgate" not in named
     report = named["report_spm_gigaword"]
     assert {"results/figures/spm_gigaword_alignment_heatmap.png", "results/figures/spm_gigaword_oddgen.png"} \
@@ -98,6 +103,8 @@ def test_gigaword_absent_leaves_the_table_with_its_published_rows_only():
      "oddgen_figure.split: 'test_ours' is not a test split of headline_small; allowed values: ['test']"),
     (lambda raw: raw["datasets"]["headline_small"].update(evaluation={"metrics": ["rouge"], "rouge_unit": "word"}),
      "oddgen_figure.rows: 'EncDec' is not scored with oddgen"),
+    (lambda raw: raw["tables"]["spm_gigaword"]["aligned_pairs"].update(row="EncDec"),
+     "aligned_pairs.row: row 'EncDec' (model encdec_giga) has no source-side prediction"),
     (lambda raw: raw["datasets"]["gigaword"].update(test_splits=["test_ours", "test"]),
      "datasets.gigaword: Value error, test_splits: 'test' is not one of its splits"),
 ])
@@ -184,7 +191,12 @@ def test_stand_in_table_merges_alignment_accuracy_and_draws_figures_2_and_4(tmp_
         (tmp_path / f"runs/{exp}/train_log.csv").write_text("epoch,valid_metric\n1,10\n2,12\n")
     _write_json(tmp_path / "runs/hs_encdec/alignment_examples.json", _matrices(spm=False))
     _write_json(tmp_path / "runs/hs_spm/alignment_examples.json", _matrices(spm=True))
+    _write_json(tmp_path / "runs/hs_spm/aligned_pairs.json", {
+        "split": "test", "sample": 500, "seed": 1, "pairs": 4, "tokens": 4,
+        "groups": {"identical": [["c2", "c2", 3]], "inflection": [], "shorter": [], "others": [["r3", "c3", 1]]}})
     build_table_report(config, "headline_synthetic")
+    pairs = (tmp_path / "results/tables/headline_synthetic_aligned_pairs.md").read_text()
+    assert "| others | 25.0 % | (r3, c3) × 1 | — |" in pairs and "No paper examples: not a paper's setup." in pairs
     md = (tmp_path / "results/tables/headline_synthetic.md").read_text()
     assert "| EncDec | — / 40.0 | — / 20.0 | — / 40.0 | — / 12.5 | — / — | — / 3 | — / 1 |" in md
     assert "| EncDec+SPM | — / 42.0 | — / 21.0 | — / 42.0 | — / 20.0 | — / 75.5 | — / 1 | — / 0 |" in md
@@ -211,3 +223,33 @@ def test_gigaword_table_without_data_shows_the_published_rows_and_why_ours_are_m
     assert "| ABS (Rush et al., 2015) | — / — | — / — | — / — | 29.55 / — | 11.32 / — | 26.42 / — | 37.41 / — |" in md
     assert "ABS (Rush et al., 2015), Rush RG-1: as published (004 Table 3, from Rush et al. (2015))" in md
     assert not (tmp_path / "results/figures").exists()
+
+
+def test_aligned_pairs_table_lists_each_group_beside_the_papers_examples(tmp_path, monkeypatch):
+    from paragen.report.build import build_table_report
+
+    config = parse_config(raw_project(suites=["headline"], data=["gigaword"]))
+    monkeypatch.chdir(tmp_path)
+    for exp in GIGAWORD:
+        _write_json(tmp_path / f"results/metrics/{exp}.json", {"splits": {
+            split: {"count": 2, "rouge": {"score": {"rouge1": 30.0, "rouge2": 10.0, "rougeL": 28.0}},
+                    "oddgen": {"score": {"sentences": 2, "sentences_with_repeats": 1, "sentences_short": 0}}}
+            for split in ("test_ours", "test_rush", "test_zhou")}})
+        (tmp_path / f"runs/{exp}").mkdir(parents=True)
+        (tmp_path / f"runs/{exp}/train_log.csv").write_text("epoch,valid_metric\n1,-3.0\n")
+    for exp in ("giga_encdec", "giga_spm"):
+        _write_json(tmp_path / f"runs/{exp}/alignment_examples.json", _matrices(spm=True))
+    _write_json(tmp_path / "runs/giga_spm/aligned_pairs.json", {
+        "split": "test_ours", "sample": 500, "seed": 1, "pairs": 500, "tokens": 10,
+        "groups": {"identical": [["police", "police", 6]], "inflection": [["calls", "called", 2]],
+                   "shorter": [["quake", "earthquake", 1]], "others": [["dead", "killed", 1]]}})
+    build_table_report(config, "spm_gigaword")
+    md = (tmp_path / "results/tables/spm_gigaword_aligned_pairs.md").read_text()
+    assert "| identical (target token = q_j's word) | 60.0 % | (police, police) × 6 | — |" in md
+    assert ("| inflection (same Porter stem; 004: verb inflection) | 20.0 % | (calls, called) × 2 | (calls, called), "
+            "(release, released), (win, won)") in md
+    assert "Paper's examples: Kiyono et al., Source-side Prediction for Neural Headline Generation (004), Table 4" in md
+    csv_text = (tmp_path / "results/tables/spm_gigaword_aligned_pairs.csv").read_text()
+    assert "spm_gigaword,EncDec+SPM,shorter,1,quake,earthquake,1" in csv_text
+    table = (tmp_path / "results/tables/spm_gigaword.md").read_text()
+    assert "| EncDec | 45.74 / 30.00 (-15.74) |" in table

@@ -7,6 +7,8 @@ under teacher forcing (:func:`paragen.alignments.teacher_forced_alignments`) and
 - the **accuracy** of each aligner per target token with a gold link (:mod:`paragen.metrics.alignment`): attention
   by source *position*, SPM's q_j by source *word*. The gold word is the source word as the encoder reads it, so
   a source word outside the vocabulary is answered correctly by ``<unk>``;
+- 004 Table 4's **aligned pairs** (target token, q_j's word) of sampled pairs, grouped
+  (:mod:`paragen.metrics.aligned_pairs`);
 - the **matrices** of chosen sentences (1-based line numbers) for heat maps in the manner of 004 Figure 4: the
   attention over source positions and q_j of each source token's word, per target token (rows: the J target
   tokens; 004 Figure 4b also shows the steps SPM spends on ``<pad>`` after the target, which teacher forcing on
@@ -18,6 +20,7 @@ token, a gold file whose line count differs from the split, a line number past t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,6 +29,7 @@ import torch
 from paragen.alignments import SentenceAlignment, teacher_forced_alignments
 from paragen.data.corpus import CorpusError, ParallelCorpus, check_aligned
 from paragen.data.headline_synthetic import read_alignments
+from paragen.metrics.aligned_pairs import grouped_pairs
 from paragen.metrics.alignment import AlignmentScore, position_accuracy, word_accuracy
 from paragen.vocabulary import UNK, Vocabulary
 
@@ -97,18 +101,30 @@ def sentence_matrices(alignment: SentenceAlignment, line: int, source: Sequence[
             "source_prediction": alignment.spm_source_probabilities, "spm_words": alignment.spm_words}
 
 
+@dataclass
+class AlignOutput:
+    accuracy: dict[str, Any] | None  # None without gold links
+    examples: list[dict[str, Any]]  # the chosen lines' matrices
+    pairs: dict[str, Any] | None  # 004 Table 4's grouped (target token, q_j word) pairs, when asked
+
+
 def align_corpus(model: torch.nn.Module, vocab: Vocabulary, corpus: ParallelCorpus, gold: Sequence[Links] | None,
-                 lines: Sequence[int] = (), device: torch.device = torch.device("cpu"),
-                 batch_size: int = 64) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """(accuracy, or None without gold links; the matrices of ``lines``, 1-based). Without gold links only the
-    chosen lines are run through the model."""
-    if gold is None:
-        chosen = [line - 1 for line in lines]
-        subset = ParallelCorpus([corpus.sources[i] for i in chosen], [corpus.targets[i] for i in chosen])
-        found = teacher_forced_alignments(model, subset.sources, subset.targets, vocab, device, batch_size)
-        return None, [sentence_matrices(a, line, corpus.sources[line - 1], corpus.targets[line - 1], None)
-                      for a, line in zip(found, lines)]
-    alignments = teacher_forced_alignments(model, corpus.sources, corpus.targets, vocab, device, batch_size)
-    examples = [sentence_matrices(alignments[line - 1], line, corpus.sources[line - 1], corpus.targets[line - 1],
-                                  gold[line - 1]) for line in lines]
-    return alignment_accuracy(alignments, corpus, gold, vocab), examples
+                 lines: Sequence[int] = (), pair_indices: Sequence[int] | None = None,
+                 device: torch.device = torch.device("cpu"), batch_size: int = 64) -> AlignOutput:
+    """Accuracy against ``gold`` (every pair), the matrices of ``lines`` (1-based) and, for ``pair_indices``
+    (0-based, e.g. a seeded sample), the grouped pairs of 004 Table 4. Only the pairs needed are run."""
+    if pair_indices is not None and getattr(model, "source_prediction", None) is None:
+        raise CorpusError("aligned pairs (004 Table 4) are SPM's: this model has no source-side prediction head")
+    needed = range(len(corpus)) if gold is not None else sorted({line - 1 for line in lines} | set(pair_indices or ()))
+    found = teacher_forced_alignments(model, [corpus.sources[i] for i in needed], [corpus.targets[i] for i in needed],
+                                      vocab, device, batch_size)
+    by_index = dict(zip(needed, found))
+    examples = [sentence_matrices(by_index[line - 1], line, corpus.sources[line - 1], corpus.targets[line - 1],
+                                  gold[line - 1] if gold is not None else None) for line in lines]
+    accuracy = alignment_accuracy(found, corpus, gold, vocab) if gold is not None else None
+    pairs = None
+    if pair_indices is not None:
+        pairs = {"pairs": len(pair_indices), "tokens": sum(len(corpus.targets[i]) for i in pair_indices),
+                 "groups": grouped_pairs([corpus.targets[i] for i in pair_indices],
+                                         [by_index[i].spm_words for i in pair_indices])}
+    return AlignOutput(accuracy, examples, pairs)

@@ -180,6 +180,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
 def cmd_align(args: argparse.Namespace) -> None:
     from paragen.align import align_corpus, check_lines, read_gold
+    from paragen.metrics.aligned_pairs import sample_indices
     from paragen.models import vocabulary_for
     from paragen.training import load_model, pick_device
     from paragen.vocabulary import Vocabulary
@@ -188,8 +189,9 @@ def cmd_align(args: argparse.Namespace) -> None:
         raise ConfigError("--out writes alignment accuracy, which needs the gold links: give --gold FILE")
     if bool(args.sentences) != bool(args.matrices):
         raise ConfigError("--sentences and --matrices go together: the matrices of the chosen lines go to --matrices")
-    if not (args.out or args.matrices):
-        raise ConfigError("nothing to write: give --out (accuracy, with --gold) and/or --sentences with --matrices")
+    if not (args.out or args.matrices or args.pairs):
+        raise ConfigError("nothing to write: give --out (accuracy, with --gold), --sentences with --matrices, "
+                          "or --pairs")
     config = _config(args)
     spec = _experiment(config, args.experiment)
     data = pipeline.experiment_data(config, args.experiment)
@@ -200,9 +202,16 @@ def cmd_align(args: argparse.Namespace) -> None:
     device = pick_device(args.device)
     model, _ = load_model(Path(pipeline.run_dir(args.experiment)) / "best.pt", device)
     vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
-    accuracy, examples = align_corpus(model, vocab, corpus, gold, lines, device)
+    indices = sample_indices(len(corpus), args.sample, args.seed) if args.pairs else None
+    output = align_corpus(model, vocab, corpus, gold, lines, indices, device)
+    accuracy, examples = output.accuracy, output.examples
     where = {"experiment": args.experiment, "split": args.split, "source": split_name,
              "target": f"{data.directory}/{args.split}.tgt"}
+    if args.pairs:
+        assert output.pairs is not None
+        write_json(args.pairs, {**where, "sample": args.sample, "seed": args.seed, **output.pairs})
+        print(f"{args.experiment} {args.split}: (target token, q_j word) pairs of {output.pairs['pairs']} sampled "
+              f"pairs in {args.pairs}")
     if args.out:
         assert accuracy is not None
         write_json(args.out, {**where, "gold": args.gold, **accuracy})
@@ -514,6 +523,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sentences", type=line_numbers,
                    help="comma-separated 1-based line numbers whose matrices go to --matrices (e.g. 1,2,3)")
     p.add_argument("--matrices", type=output_file, help="write the attention and q_j matrices of --sentences as JSON")
+    p.add_argument("--pairs", type=output_file, help="write 004 Table 4's (target token, q_j's word) pairs of "
+                   "--sample pairs, grouped (identical, inflection, shorter, others), as JSON (SPM models)")
+    p.add_argument("--sample", type=positive_int, default=500, help="pairs sampled for --pairs (004: 500)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the --pairs sample")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "

@@ -458,6 +458,17 @@ class OddgenFigure(_Strict):
     split: str = Field("test", description="the test split counted (004: Test (ours))")
 
 
+class AlignedPairsTable(_Strict):
+    """004 Table 4: the (target token, q_j's word) pairs of an SPM row on sampled test pairs, grouped."""
+
+    row: str = Field(description="the row (label) whose q_j aligns: an SPM model (004: EncDec+SPM)")
+    split: str = Field("test", description="the test split sampled (004: Test (ours))")
+    sample: PositiveInt = Field(500, description="pairs sampled (004 Appendix E: 500)")
+    seed: int = 1
+    top: PositiveInt = Field(10, description="pairs shown per group, most frequent first")
+    paper: str | None = Field(None, description="file under paragen/paper_results with the paper's examples")
+
+
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
@@ -475,6 +486,7 @@ class TableConfig(_Strict):
                                 "(e.g. a study made by a separate command)")
     alignment_figure: AlignmentFigure | None = Field(None, description="heat maps of attention and q_j (004 Figure 4)")
     oddgen_figure: OddgenFigure | None = Field(None, description="odd-generation bar chart (004 Figure 2)")
+    aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
 
     @model_validator(mode="after")
     def _rows_or_grid(self) -> "TableConfig":
@@ -577,6 +589,8 @@ class ParagenConfig(_Strict):
                           ("alignment_figure.source_prediction", figure.source_prediction, figure.split)]
             if table.oddgen_figure is not None:
                 named += [("oddgen_figure.rows", row, table.oddgen_figure.split) for row in table.oddgen_figure.rows]
+            if table.aligned_pairs is not None:
+                named.append(("aligned_pairs.row", table.aligned_pairs.row, table.aligned_pairs.split))
             for key, row, split in named:
                 experiment = table.rows.get(row)
                 if experiment not in self.experiments:
@@ -591,11 +605,13 @@ class ParagenConfig(_Strict):
                 if key == "oddgen_figure.rows" and (evaluation is None or "oddgen" not in evaluation.metrics):
                     raise ValueError(f"tables.{name}.{key}: {row!r} is not scored with oddgen (add it to "
                                      f"datasets.{self.experiments[experiment].dataset}.evaluation.metrics)")
-            if table.alignment_figure is not None:
-                model = self.experiments[table.rows[table.alignment_figure.source_prediction]].model
+            spm_rows = ([("alignment_figure.source_prediction", table.alignment_figure.source_prediction)]
+                        if table.alignment_figure is not None else []) + \
+                ([("aligned_pairs.row", table.aligned_pairs.row)] if table.aligned_pairs is not None else [])
+            for key, row in spm_rows:
+                model = self.experiments[table.rows[row]].model
                 if self.models[model].source_prediction is None:
-                    raise ValueError(f"tables.{name}.alignment_figure.source_prediction: row "
-                                     f"{table.alignment_figure.source_prediction!r} (model {model}) has no source-side "
+                    raise ValueError(f"tables.{name}.{key}: row {row!r} (model {model}) has no source-side "
                                      "prediction head to draw")
 
     def test_splits(self, dataset: str) -> list[str]:

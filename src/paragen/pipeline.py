@@ -412,32 +412,60 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     return stages_
 
 
-def heatmap_requests(config: ParagenConfig, exp: str) -> tuple[str | None, list[int], tuple[str, ...]]:
-    """(split, 1-based lines, params keys) of the active tables' heat maps that draw ``exp`` (004 Figure 4)."""
-    split, lines, keys = None, [], []
+@dataclass(frozen=True)
+class AlignRequests:
+    """What the active tables ask ``paragen align`` of one experiment: heat-map lines and aligned pairs, from one
+    test split, and the params keys that say so."""
+
+    split: str | None = None
+    lines: tuple[int, ...] = ()
+    pairs: tuple[int, int] | None = None  # (sample, seed)
+    keys: tuple[str, ...] = ()
+
+
+def align_requests(config: ParagenConfig, exp: str) -> AlignRequests:
+    """The heat maps (004 Figure 4) and aligned pairs (004 Table 4) of the active tables that draw ``exp``."""
+    split, lines, pairs, keys = None, [], None, []
     for name, table in config.active_tables().items():
+        asks = []
         figure = table.alignment_figure
-        if figure is None or exp not in (table.rows[figure.attention], table.rows[figure.source_prediction]):
-            continue
-        if split is not None and figure.split != split:
-            raise ValueError(f"tables.{name}.alignment_figure.split: {exp} is drawn from {split!r} by another table; "
-                             "one experiment's heat maps come from one split")
-        split = figure.split
-        lines += [line for line in figure.sentences if line not in lines]
-        keys.append(f"tables.{name}.alignment_figure")
-    return split, lines, tuple(keys)
+        if figure is not None and exp in (table.rows[figure.attention], table.rows[figure.source_prediction]):
+            asks.append(("alignment_figure", figure.split))
+            lines += [line for line in figure.sentences if line not in lines]
+        wanted = table.aligned_pairs
+        if wanted is not None and table.rows[wanted.row] == exp:
+            asks.append(("aligned_pairs", wanted.split))
+            if pairs is not None and pairs != (wanted.sample, wanted.seed):
+                raise ValueError(f"tables.{name}.aligned_pairs: another table samples {exp}'s pairs differently")
+            pairs = (wanted.sample, wanted.seed)
+        for key, asked in asks:
+            if split is not None and asked != split:
+                raise ValueError(f"tables.{name}.{key}.split: {exp} is aligned on {split!r} for another figure or "
+                                 "table; one experiment's alignments come from one split")
+            split = asked
+            keys.append(f"tables.{name}.{key}")
+    return AlignRequests(split, tuple(lines), pairs, tuple(keys))
+
+
+def aligned_pairs_path(experiment: str) -> str:
+    return f"{run_dir(experiment)}/aligned_pairs.json"
+
+
+def aligned_pairs_outputs(table: str) -> tuple[str, str]:
+    return f"results/tables/{table}_aligned_pairs.md", f"results/tables/{table}_aligned_pairs.csv"
 
 
 def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
     """``paragen align``: accuracy against the gold links (headline stand-in) and the heat maps' matrices; None when
     the experiment has neither."""
     data = experiment_data(config, exp)
-    split, lines, keys = heatmap_requests(config, exp)
-    split = split or "test"
+    asked = align_requests(config, exp)
+    split, lines = asked.split or "test", asked.lines
     gold = data.gold if split == "test" else None
-    if gold is None and not lines:
+    if gold is None and not lines and asked.pairs is None:
         return None
-    outs = ((alignment_path(exp),) if gold else ()) + ((alignment_matrices_path(exp),) if lines else ())
+    outs = ((alignment_path(exp),) if gold else ()) + ((alignment_matrices_path(exp),) if lines else ()) \
+        + ((aligned_pairs_path(exp),) if asked.pairs else ())
     split_deps = data.test_deps if data.real else (prepared(config.experiments[exp].dataset, split, "src"),
                                                     prepared(config.experiments[exp].dataset, split, "tgt"))
     return Stage(
@@ -446,9 +474,11 @@ def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
                      *(("--split", split) if split != "test" else ()),
                      *(("--gold", gold, "--out", alignment_path(exp)) if gold else ()),
                      *(("--sentences", ",".join(map(str, lines)), "--matrices", alignment_matrices_path(exp))
-                       if lines else ())),
+                       if lines else ()),
+                     *(("--pairs", aligned_pairs_path(exp), "--sample", str(asked.pairs[0]), "--seed",
+                        str(asked.pairs[1])) if asked.pairs else ())),
         deps=(f"{run_dir(exp)}/best.pt",) + split_deps + ((gold,) if gold else ()) + (data.vocab,),
-        params=keys, outs=outs, metrics=(alignment_path(exp),) if gold else (),
+        params=asked.keys, outs=outs, metrics=(alignment_path(exp),) if gold else (),
         uncached=(alignment_path(exp),) if gold else ())
 
 
@@ -470,9 +500,11 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
                       if config.models[config.experiments[e].model].pretrained_embeddings)
         deps += tuple(alignment_path(e) for e in trained if experiment_data(config, e).gold)
         deps += tuple(alignment_matrices_path(e) for e in heatmap_experiments(config, table))
+        pairs_row = pairs_experiment(config, table)
+        deps += (aligned_pairs_path(pairs_row),) if pairs_row else ()
         outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
                                                          panel_experiments(config, trained)) if trained else ()) \
-            + analysis_figures(config, table_name, table)
+            + analysis_figures(config, table_name, table) + (aligned_pairs_outputs(table_name) if pairs_row else ())
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
@@ -490,6 +522,14 @@ def heatmap_experiments(config: ParagenConfig, table: TableConfig) -> tuple[str,
         return ()
     drawn = (table.rows[figure.attention], table.rows[figure.source_prediction])
     return tuple(dict.fromkeys(drawn)) if all(config.runnable(e) for e in drawn) else ()
+
+
+def pairs_experiment(config: ParagenConfig, table: TableConfig) -> str | None:
+    """The experiment whose aligned pairs the table lists (004 Table 4), when it can run."""
+    if table.aligned_pairs is None:
+        return None
+    experiment = table.rows[table.aligned_pairs.row]
+    return experiment if config.runnable(experiment) else None
 
 
 def heatmap_path(table: str) -> str:

@@ -211,6 +211,10 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         plot_heatmaps(config, table_name, spec)
     if pipeline.oddgen_figure_path(table_name) in analysis:
         plot_oddgen(config, table_name, spec)
+    if pipeline.pairs_experiment(config, spec):
+        from paragen.report.aligned_pairs import write_aligned_pairs_table
+
+        log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
 
 
@@ -231,7 +235,8 @@ def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> 
     chosen = [{e["line"]: e for e in m["sentences"]} for m in matrices]
     examples = [[c[line] for line in figure.sentences] for c in chosen]
     plot_alignment_heatmaps(examples[0], examples[1], names, pipeline.heatmap_path(table_name),
-                            f"{spec.title}: lines {', '.join(map(str, figure.sentences))} of {figure.split}, teacher-"
+                            f"{spec.title}: line{'s' if len(figure.sentences) > 1 else ''} "
+                            f"{', '.join(map(str, figure.sentences))} of {figure.split}, teacher-"
                             "forced on the gold target (as 004 §6.2). Rows: target tokens, [in brackets] the source "
                             "token attention weights most (a) or the word q_j ranks first over the vocabulary (b)"
                             + ("; rings: gold links." if examples[0][0].get("gold") else "."))
