@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from paragen.vocabulary import EOS_ID
+from paragen.models.seq2seq import StepOutput
+from paragen.vocabulary import EOS_ID, SPECIALS, Vocabulary
 
 A, B = 4, 5  # the two words of the scripted vocabulary (ids 0-3 are <pad> <unk> <s> </s>)
 WIDTH = 6
@@ -78,3 +79,43 @@ class FakeBatch:
 
     def __init__(self, sentences: int):
         self.src = torch.zeros((sentences, 1), dtype=torch.long)
+
+
+ALIGN_VOCAB = Vocabulary(list(SPECIALS) + ["c1", "c2", "c3", "f1"])
+"""The vocabulary of :class:`ScriptedAligner` (tests of teacher-forced alignments and `paragen align`)."""
+
+
+class ScriptedHead:
+    """q_t one-hot on the word id the scripted model put in its feed vector."""
+
+    vocab_size = len(ALIGN_VOCAB)
+
+    def __call__(self, feeds: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.one_hot(feeds[..., 0].long(), len(ALIGN_VOCAB)).float()
+
+
+class ScriptedAligner:
+    """Step t attends fully to source position (t + 1) mod length and feeds word id ``ids[t]`` to the head."""
+
+    source_prediction = ScriptedHead()
+
+    def __init__(self, ids):
+        self.ids = ids
+
+    def eval(self):
+        return self
+
+    def encode(self, batch):
+        return batch.src_lengths
+
+    def initial_state(self, lengths):
+        return {"t": 0, "lengths": lengths}
+
+    def step(self, tokens, state, lengths):
+        t, width = state["t"], int(lengths.max())
+        attention = torch.zeros(len(tokens), width)
+        for row, length in enumerate(lengths.tolist()):
+            attention[row, (t + 1) % length] = 1.0
+        feed = torch.full((len(tokens), 1), float(ALIGN_VOCAB.id(self.ids[t])))
+        return StepOutput(torch.zeros(len(tokens), len(ALIGN_VOCAB)), {"t": t + 1, "lengths": lengths, "feed": feed},
+                          attention, None, None)

@@ -6,46 +6,10 @@ import torch
 
 from paragen.alignments import teacher_forced_alignments
 from paragen.metrics.alignment import position_accuracy, word_accuracy
-from paragen.models.seq2seq import StepOutput
 from paragen.vocabulary import SPECIALS, Vocabulary
 
-VOCAB = Vocabulary(list(SPECIALS) + ["c1", "c2", "c3", "f1"])
-
-
-class ScriptedHead:
-    """q_t one-hot on the word id the scripted model put in its feed vector."""
-
-    vocab_size = len(VOCAB)
-
-    def __call__(self, feeds: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.one_hot(feeds[..., 0].long(), len(VOCAB)).float()
-
-
-class ScriptedModel:
-    """Step t attends fully to source position (t + 1) mod length and feeds word id ``ids[t]`` to the head."""
-
-    source_prediction = ScriptedHead()
-
-    def __init__(self, ids):
-        self.ids = ids
-
-    def eval(self):
-        return self
-
-    def encode(self, batch):
-        return batch.src_lengths
-
-    def initial_state(self, lengths):
-        return {"t": 0, "lengths": lengths}
-
-    def step(self, tokens, state, lengths):
-        t, width = state["t"], int(lengths.max())
-        attention = torch.zeros(len(tokens), width)
-        for row, length in enumerate(lengths.tolist()):
-            attention[row, (t + 1) % length] = 1.0
-        feed = torch.full((len(tokens), 1), float(VOCAB.id(self.ids[t])))
-        return StepOutput(torch.zeros(len(tokens), len(VOCAB)), {"t": t + 1, "lengths": lengths, "feed": feed},
-                          attention, None, None)
+from scripted import ALIGN_VOCAB as VOCAB
+from scripted import ScriptedAligner as ScriptedModel
 
 
 def test_step_t_aligns_target_token_t_and_the_end_token_is_left_out():

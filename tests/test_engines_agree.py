@@ -50,10 +50,19 @@ def _with_real_experiments(path) -> str:
         "\nsuites: [synthetic]\n", "\nsuites: [synthetic, turk_mini, wean, simplification, simplification_mini]\n")
 
 
+def _with_headline_suites(path) -> str:
+    """...and the headline stand-in (generate with gold links, align, evaluate, heat maps) and Gigaword's suite
+    (three test splits per row)."""
+    return path.read_text().replace("\ndata: []\n", "\ndata: [gigaword]\n").replace(
+        "\nsuites: [synthetic]\n", "\nsuites: [headline_synthetic, headline]\n")
+
+
 @pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
                                          _with_real_data(ROOT / "params.yaml"),
-                                         _with_real_experiments(ROOT / "params.yaml")],
-                         ids=["tiny", "project", "project-with-real-data", "project-with-real-experiments"])
+                                         _with_real_experiments(ROOT / "params.yaml"),
+                                         _with_headline_suites(ROOT / "params.yaml")],
+                         ids=["tiny", "project", "project-with-real-data", "project-with-real-experiments",
+                              "project-with-headline-suites"])
 def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     (workflow_dir / "params.yaml").write_text(params_text)
     committed = workflow_dir / PUBLISHED_OUTPUTS_CSV  # an input of the WEAN tables, kept in git
@@ -76,5 +85,8 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
         assert {"train_simp_transformer", "train_simp_dmass", "train_simp_critic_fixed", "system_simp_nmt_ppdb_word",
                 "train_smini_dmass", "report_simplification_turk_mini"} <= snake.keys()
         assert "data/raw/ppdb/.complete-eval.json" in snake["train_simp_dmass"][1]
+    if "headline_synthetic, headline" in params_text:
+        assert {"align_hs_spm", "evaluate_hs_spm", "report_headline_synthetic", "fetch_gigaword",
+                "decode_giga_spm_test_zhou", "align_giga_spm", "report_spm_gigaword"} <= snake.keys()
     for name in snake:
         assert snake[name] == dvc[name], name

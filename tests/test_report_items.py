@@ -17,6 +17,7 @@ PAPER_OF_TABLE = {  # from ../shared/papers/README.md: which paper each table of
     "wean_pwkp": "WEAN", "wean_ewsew": "WEAN", "wean_lcsts": "WEAN", "wean_parameters": "WEAN",
     "turk_mini": "WEAN",  # Seq2seq vs WEAN on the turk-mini stand-in
     "simplification": "simplification", "simplification_turk_mini": "simplification",
+    "spm_gigaword": "SPM", "headline_synthetic": "SPM",  # 004's measures, on Gigaword and on the stand-in
 }
 
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from paragen import pipeline
 from paragen.atomic import atomic_open, write_json, write_text
-from paragen.cli_args import input_dir, input_file, named_input_file, output_dir, output_file, positive_int
+from paragen.cli_args import (input_dir, input_file, line_numbers, named_input_file, output_dir, output_file,
+                              positive_int)
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
@@ -84,12 +85,14 @@ def cmd_vocab(args: argparse.Namespace) -> None:
 
 def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None = None):
     """A metric on the validation split (never the test set): by default the model-selection one."""
-    from paragen.config import RealDataset
+    from paragen.config import HeadlineSyntheticDataset, RealDataset
     from paragen.validation import make_validator, reference_sets
 
     spec = config.experiments[experiment]
     metric = metric or config.training[spec.training].valid_metric
     dataset = config.datasets[spec.dataset]
+    if isinstance(dataset, HeadlineSyntheticDataset) and metric == "rouge2":  # its words, not characters
+        return make_validator(metric, valid, rouge_unit=dataset.evaluation.rouge_unit)
     if metric == "neg_loss" or not isinstance(dataset, RealDataset):
         return None  # train()'s own default: the metric against the validation targets, or the loss
     directory = pipeline.experiment_data(config, experiment).directory
@@ -166,26 +169,76 @@ def cmd_decode(args: argparse.Namespace) -> None:
     data = pipeline.experiment_data(config, args.experiment)
     model, _ = load_model(run / "best.pt", device)
     vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
-    sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")]
+    if args.split not in config.test_splits(spec.dataset):
+        raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
+                          f"{config.test_splits(spec.dataset)}")
+    sources = [line.split() for line in read_lines(Path(data.directory) / f"{args.split}.src")]
     if args.die_with_parent:
         die_with_parent()
     if decoding.threads:
         torch.set_num_threads(decoding.threads)
     results = translate(model, sources, vocab, device=device, progress=not args.quiet,
                         **decoding.model_dump(exclude={"threads"}))
-    with atomic_open(run / "test.nbest.jsonl") as handle:
+    with atomic_open(pipeline.nbest_path(args.experiment, args.split)) as handle:
         for r in results:
             handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
                                     ensure_ascii=False) + "\n")
-    with atomic_open(run / "test.hyp") as handle:
+    with atomic_open(pipeline.hyp_path(args.experiment, args.split)) as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
-    if model.copies and not data.real:  # heat maps: the first correct and first wrong output per rule type
+    if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
         tags = read_lines(Path(data.directory) / "test.tag")
         references = [line.split() for line in read_lines(Path(data.directory) / "test.tgt")]
         outputs = [r.nbest[0] for r in results]
         write_json(pipeline.copy_trace_path(args.experiment),
                    copy_examples(model, sources, outputs, references, tags, vocab, device))
-    log.info("%s: decoded %d sentences", args.experiment, len(results))
+    log.info("%s: decoded %d sentences of %s", args.experiment, len(results), args.split)
+
+
+def cmd_align(args: argparse.Namespace) -> None:
+    from paragen.align import align_corpus, check_lines, read_gold
+    from paragen.metrics.aligned_pairs import sample_indices
+    from paragen.models import vocabulary_for
+    from paragen.training import load_model, pick_device
+    from paragen.vocabulary import Vocabulary
+
+    if args.out and not args.gold:
+        raise ConfigError("--out writes alignment accuracy, which needs the gold links: give --gold FILE")
+    if bool(args.sentences) != bool(args.matrices):
+        raise ConfigError("--sentences and --matrices go together: the matrices of the chosen lines go to --matrices")
+    if not (args.out or args.matrices or args.pairs):
+        raise ConfigError("nothing to write: give --out (accuracy, with --gold), --sentences with --matrices, "
+                          "or --pairs")
+    config = _config(args)
+    spec = _experiment(config, args.experiment)
+    data = pipeline.experiment_data(config, args.experiment)
+    corpus = read_split(data.directory, args.split)
+    split_name = f"{data.directory}/{args.split}.src"
+    gold = read_gold(args.gold, corpus, split_name) if args.gold else None
+    lines = check_lines(args.sentences or [], len(corpus), split_name)
+    device = pick_device(args.device)
+    model, _ = load_model(Path(pipeline.run_dir(args.experiment)) / "best.pt", device)
+    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
+    indices = sample_indices(len(corpus), args.sample, args.seed) if args.pairs else None
+    output = align_corpus(model, vocab, corpus, gold, lines, indices, device)
+    accuracy, examples = output.accuracy, output.examples
+    where = {"experiment": args.experiment, "split": args.split, "source": split_name,
+             "target": f"{data.directory}/{args.split}.tgt"}
+    if args.pairs:
+        assert output.pairs is not None
+        write_json(args.pairs, {**where, "sample": args.sample, "seed": args.seed, **output.pairs})
+        print(f"{args.experiment} {args.split}: (target token, q_j word) pairs of {output.pairs['pairs']} sampled "
+              f"pairs in {args.pairs}")
+    if args.out:
+        assert accuracy is not None
+        write_json(args.out, {**where, "gold": args.gold, **accuracy})
+        shown = [f"attention {accuracy['attention']['accuracy']:.2f}"]
+        if accuracy["source_prediction"] is not None:
+            shown.append(f"source-side prediction {accuracy['source_prediction']['accuracy']:.2f}")
+        print(f"{args.experiment} {args.split}: alignment accuracy (% of {accuracy['gold_links']} gold links): "
+              + ", ".join(shown))
+    if args.matrices:
+        write_json(args.matrices, {**where, "gold": args.gold, "sentences": examples})
+        print(f"{args.experiment} {args.split}: matrices of line(s) {', '.join(map(str, lines))} in {args.matrices}")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
@@ -198,10 +251,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     result = evaluate_experiment(config, args.experiment)
     write_json(pipeline.metrics_path(args.experiment), result)
     write_json(pipeline.headline_path(args.experiment), headline(result))
-    for metric in config.datasets[result["dataset"]].evaluation.metrics:
-        value = result[metric]["score"]
-        shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
-        print(f"{args.experiment} {metric}: {shown}")
+    by_split = result.get("splits", {"": result})
+    for split, scored in by_split.items():
+        for metric in config.datasets[result["dataset"]].evaluation.metrics:
+            value = scored[metric]["score"]
+            shown = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()) \
+                if isinstance(value, dict) else f"{value:.2f}"
+            print(f"{args.experiment}{f' {split}' if split else ''} {metric}: {shown}")
 
 
 def cmd_system(args: argparse.Namespace) -> None:
@@ -471,6 +527,24 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
+        if name == "decode":
+            p.add_argument("--split", default="test", help="the test split to decode (default test; 004's Gigaword "
+                           "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")
+    p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
+            "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences")
+    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments:")
+    p.add_argument("--split", default="test", help="the split of the experiment's data to read (default test)")
+    p.add_argument("--gold", help="gold links, one line of i-j pairs (source-target positions, 0-based) per pair "
+                   "(`paragen generate` writes <split>.align for headline_synthetic data)")
+    p.add_argument("--out", type=output_file, help="write the accuracy as JSON (needs --gold)")
+    p.add_argument("--sentences", type=line_numbers,
+                   help="comma-separated 1-based line numbers whose matrices go to --matrices (e.g. 1,2,3)")
+    p.add_argument("--matrices", type=output_file, help="write the attention and q_j matrices of --sentences as JSON")
+    p.add_argument("--pairs", type=output_file, help="write 004 Table 4's (target token, q_j's word) pairs of "
+                   "--sample pairs, grouped (identical, inflection, shorter, others), as JSON (SPM models)")
+    p.add_argument("--sample", type=positive_int, default=500, help="pairs sampled for --pairs (004: 500)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the --pairs sample")
+    p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "
                    "system under systems: (an unknown name lists the valid experiments)")

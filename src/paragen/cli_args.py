@@ -68,3 +68,17 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"{value}: expected a number of at least 1")
     return number
+
+
+def line_numbers(value: str) -> list[int]:
+    """Comma-separated 1-based line numbers, e.g. ``1,4,9``."""
+    numbers = []
+    for item in value.split(","):
+        try:
+            number = int(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r}: expected comma-separated line numbers like 1,4,9") from None
+        if number < 1:
+            raise argparse.ArgumentTypeError(f"{value!r}: line numbers start at 1")
+        numbers.append(number)
+    return numbers

@@ -74,6 +74,23 @@ class SyntheticDataset(_Strict):
         return self
 
 
+class Evaluation(_Strict):
+    """How a real dataset's test outputs are scored (``paragen evaluate``)."""
+
+    metrics: list[Literal["bleu", "sari", "rouge", "oddgen"]] = Field(
+        ["bleu"], min_length=1, description="oddgen: 004 §6.1's odd-generation counts against the first reference")
+    lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
+    rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
+    rouge_perl: bool = Field(False, description="ROUGE with the official Perl ROUGE-1.5.5 and SPM's options "
+                             "(-n 2 -m -w 1.2; words only) instead of rouge-score (`paragen rouge-perl-check`)")
+
+    @model_validator(mode="after")
+    def _perl_scores_words(self) -> "Evaluation":
+        if self.rouge_perl and self.rouge_unit != "word":
+            raise ValueError("rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word")
+        return self
+
+
 class HeadlineSyntheticDataset(_Strict):
     """The headline suite's stand-in (paragen.data.headline_synthetic): a lossy headline task with known
     word alignments. NOT a paper's setup."""
@@ -90,28 +107,15 @@ class HeadlineSyntheticDataset(_Strict):
     rewrite_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
         0.3, description="share of content word types the headline rewrites through a fixed word-to-word map")
     seed: int = 1
+    evaluation: Evaluation = Field(
+        default_factory=lambda: Evaluation(metrics=["rouge", "oddgen"], rouge_unit="word"),
+        description="how `paragen evaluate` scores the test outputs (the words c<i>/r<i> are ROUGE words)")
 
     @model_validator(mode="after")
     def _range_ordered(self) -> "HeadlineSyntheticDataset":
         low, high = self.source_length
         if low > high:
             raise ValueError(f"source_length: minimum {low} exceeds maximum {high}")
-        return self
-
-
-class Evaluation(_Strict):
-    """How a real dataset's test outputs are scored (``paragen evaluate``)."""
-
-    metrics: list[Literal["bleu", "sari", "rouge"]] = Field(["bleu"], min_length=1)
-    lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
-    rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
-    rouge_perl: bool = Field(False, description="ROUGE with the official Perl ROUGE-1.5.5 and SPM's options "
-                             "(-n 2 -m -w 1.2; words only) instead of rouge-score (`paragen rouge-perl-check`)")
-
-    @model_validator(mode="after")
-    def _perl_scores_words(self) -> "Evaluation":
-        if self.rouge_perl and self.rouge_unit != "word":
-            raise ValueError("rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word")
         return self
 
 
@@ -142,6 +146,9 @@ class RealDataset(_Strict):
     fetch: list[str] = Field(min_length=1, description="registry datasets to fetch (sources.yaml)")
     fetch_scope: Literal["all", "eval"] = Field("all", description="eval: only validation/test/reference files")
     splits: list[str] = Field(min_length=1)
+    test_splits: Annotated[list[str], AfterValidator(_unique)] = Field(
+        ["test"], min_length=1, description="the splits an experiment decodes and scores (004: test_ours, "
+        "test_rush, test_zhou); each must be one of splits")
     segmentation: Literal["bpe", "char", "jieba", "word"] = "word"
     merges: PositiveInt = Field(5000, description="BPE merge operations (segmentation: bpe)")
     lowercase: bool = False
@@ -154,6 +161,14 @@ class RealDataset(_Strict):
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
     shared_vocab: bool = True
     evaluation: Evaluation = Field(default_factory=Evaluation)
+
+    @model_validator(mode="after")
+    def _test_splits_are_splits(self) -> "RealDataset":
+        if "test_splits" in self.model_fields_set:
+            for split in self.test_splits:
+                if split not in self.splits:
+                    raise ValueError(f"test_splits: {split!r} is not one of its splits; allowed values: {self.splits}")
+        return self
 
 
 class VocabConfig(_Strict):
@@ -425,6 +440,35 @@ def rules_used(model: ModelConfig, training: TrainingConfig) -> list[str]:
                                                 training.critic and training.critic.rules) if name))
 
 
+class AlignmentFigure(_Strict):
+    """004 Figure 4's heat maps (``paragen align`` matrices): one row's attention beside another row's source-side
+    prediction q_j, over source tokens x target tokens, for each chosen sentence."""
+
+    attention: str = Field(description="the row (label) whose attention is drawn (004: EncDec)")
+    source_prediction: str = Field(description="the row (label) whose q_j is drawn: an SPM model (004: EncDec+SPM)")
+    split: str = Field("test", description="the test split the sentences come from")
+    sentences: list[PositiveInt] = Field(min_length=1, description="1-based line numbers of that split")
+
+
+class OddgenFigure(_Strict):
+    """004 Figure 2: sentences with repeated tokens and shorter than the gold headline, per row (the rows'
+    evaluation must include oddgen)."""
+
+    rows: list[str] = Field(min_length=1, description="row labels, in the order drawn (004: EncDec, EncDec+SPM)")
+    split: str = Field("test", description="the test split counted (004: Test (ours))")
+
+
+class AlignedPairsTable(_Strict):
+    """004 Table 4: the (target token, q_j's word) pairs of an SPM row on sampled test pairs, grouped."""
+
+    row: str = Field(description="the row (label) whose q_j aligns: an SPM model (004: EncDec+SPM)")
+    split: str = Field("test", description="the test split sampled (004: Test (ours))")
+    sample: PositiveInt = Field(500, description="pairs sampled (004 Appendix E: 500)")
+    seed: int = 1
+    top: PositiveInt = Field(10, description="pairs shown per group, most frequent first")
+    paper: str | None = Field(None, description="file under paragen/paper_results with the paper's examples")
+
+
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
@@ -440,6 +484,9 @@ class TableConfig(_Strict):
     note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
     see_also: list[str] = Field(default_factory=list, description="committed files REPORT.md links under the table "
                                 "(e.g. a study made by a separate command)")
+    alignment_figure: AlignmentFigure | None = Field(None, description="heat maps of attention and q_j (004 Figure 4)")
+    oddgen_figure: OddgenFigure | None = Field(None, description="odd-generation bar chart (004 Figure 2)")
+    aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
 
     @model_validator(mode="after")
     def _rows_or_grid(self) -> "TableConfig":
@@ -494,10 +541,10 @@ class ParagenConfig(_Strict):
         for name, exp in self.experiments.items():
             dataset = self.datasets[exp.dataset]
             if isinstance(dataset, RealDataset):
-                missing = [s for s in ("train", "valid", "test") if s not in dataset.splits]
+                missing = [s for s in ("train", "valid", *dataset.test_splits) if s not in dataset.splits]
                 if missing:
                     raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} lacks split(s) {missing}; "
-                                     "training needs train, valid and test")
+                                     "training needs train and valid, decoding its test_splits")
                 if not dataset.shared_vocab:
                     raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} has shared_vocab: false; "
                                      "models read one vocabulary for source and target")
@@ -521,6 +568,7 @@ class ParagenConfig(_Strict):
         for suite in self.suites:
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
+        self._check_figures()
         self._check_systems()
         self._check_rule_references()
         self._check_raw_files()
@@ -530,6 +578,51 @@ class ParagenConfig(_Strict):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
         return self
+
+    def _check_figures(self) -> None:
+        """Figure rows name trained rows of their table, on a test split of their dataset; q_j needs an SPM model."""
+        for name, table in self.tables.items():
+            named = []
+            if table.alignment_figure is not None:
+                figure = table.alignment_figure
+                named += [("alignment_figure.attention", figure.attention, figure.split),
+                          ("alignment_figure.source_prediction", figure.source_prediction, figure.split)]
+            if table.oddgen_figure is not None:
+                named += [("oddgen_figure.rows", row, table.oddgen_figure.split) for row in table.oddgen_figure.rows]
+            if table.aligned_pairs is not None:
+                named.append(("aligned_pairs.row", table.aligned_pairs.row, table.aligned_pairs.split))
+            for key, row, split in named:
+                experiment = table.rows.get(row)
+                if experiment not in self.experiments:
+                    trained = [label for label, e in table.rows.items() if e in self.experiments]
+                    raise ValueError(f"tables.{name}.{key}: {row!r} is not a trained row of the table; allowed values: "
+                                     f"{trained}")
+                splits = self.test_splits(self.experiments[experiment].dataset)
+                if split not in splits:
+                    raise ValueError(f"tables.{name}.{key.split('.')[0]}.split: {split!r} is not a test split of "
+                                     f"{self.experiments[experiment].dataset}; allowed values: {splits}")
+                evaluation = self.evaluation(experiment)
+                if key == "oddgen_figure.rows" and (evaluation is None or "oddgen" not in evaluation.metrics):
+                    raise ValueError(f"tables.{name}.{key}: {row!r} is not scored with oddgen (add it to "
+                                     f"datasets.{self.experiments[experiment].dataset}.evaluation.metrics)")
+            spm_rows = ([("alignment_figure.source_prediction", table.alignment_figure.source_prediction)]
+                        if table.alignment_figure is not None else []) + \
+                ([("aligned_pairs.row", table.aligned_pairs.row)] if table.aligned_pairs is not None else [])
+            for key, row in spm_rows:
+                model = self.experiments[table.rows[row]].model
+                if self.models[model].source_prediction is None:
+                    raise ValueError(f"tables.{name}.{key}: row {row!r} (model {model}) has no source-side "
+                                     "prediction head to draw")
+
+    def test_splits(self, dataset: str) -> list[str]:
+        """The splits an experiment on ``dataset`` decodes and scores."""
+        spec = self.datasets[dataset]
+        return list(spec.test_splits) if isinstance(spec, RealDataset) else ["test"]
+
+    def evaluation(self, name: str) -> "Evaluation | None":
+        """How ``paragen evaluate`` scores an experiment or system (None: exact match by ``paragen score``)."""
+        spec = self.datasets[self.dataset_of(name)]
+        return spec.evaluation if isinstance(spec, (RealDataset, HeadlineSyntheticDataset)) else None
 
     def _check_rule_references(self) -> None:
         named = [(f"models.{n}.dmass.rules", m.dmass.rules) for n, m in self.models.items() if m.dmass] + \
@@ -649,6 +742,7 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
     for split in dataset.splits:
         if split not in RECIPES[recipe].splits:
             raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[recipe].splits)}")
+
 
 
 DATASET_KINDS = ("synthetic", "headline_synthetic", "real")

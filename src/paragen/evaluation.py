@@ -13,31 +13,41 @@ from __future__ import annotations
 from typing import Any
 
 from paragen import pipeline
-from paragen.config import ParagenConfig, RealDataset
+from paragen.config import Evaluation, HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.data.corpus import CorpusError, read_lines, reference_files
 from paragen.scoring import ScoreRequest, score
 
 
 def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any]:
-    """Score an experiment's decoded test output, or a system's computed one (the same files, the same metrics)."""
+    """Score an experiment's decoded test output, or a system's computed one (the same files, the same metrics).
+
+    A dataset with one test split gives the metrics at the top level; one with several (004: test_ours, test_rush,
+    test_zhou) gives them per split under ``splits``."""
     dataset_name = config.dataset_of(experiment)
     dataset = config.datasets[dataset_name]
-    if not isinstance(dataset, RealDataset):
-        raise CorpusError(f"{experiment}: `paragen evaluate` scores real-data experiments; synthetic ones use "
-                          "`paragen score --metric exact`")
+    if not isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)):
+        raise CorpusError(f"{experiment}: `paragen evaluate` scores real-data and headline stand-in experiments; "
+                          "rule-data ones use `paragen score --metric exact`")
     data = pipeline.experiment_data(config, experiment)
-    return {"experiment": experiment, "dataset": dataset_name,
-            **evaluate_output(dataset, data.directory, pipeline.hyp_path(experiment))}
+    remove_bpe = isinstance(dataset, RealDataset) and dataset.segmentation == "bpe"
+    splits = config.test_splits(dataset_name) if experiment in config.experiments else ["test"]
+    scored = {split: evaluate_output(dataset.evaluation, data.directory, pipeline.hyp_path(experiment, split),
+                                     remove_bpe, split) for split in splits}
+    if splits == ["test"]:
+        return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}
+    return {"experiment": experiment, "dataset": dataset_name, "splits": scored}
 
 
-def evaluate_output(dataset: RealDataset, directory: str, hyp: str) -> dict[str, Any]:
-    """The dataset's metrics of one test output file against ``directory``'s test source and references."""
-    refs = reference_files(directory, "test")
+def evaluate_output(evaluation: Evaluation, directory: str, hyp: str, remove_bpe: bool = False,
+                    split: str = "test") -> dict[str, Any]:
+    """The evaluation's metrics of one output file against ``directory``'s ``split`` source and references
+    (ROUGE and odd generation against the first reference)."""
+    refs = reference_files(directory, split)
     result: dict[str, Any] = {"count": len(read_lines(hyp)), "references": len(refs)}
-    for metric in dataset.evaluation.metrics:
-        request = ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric != "rouge" else refs[:1],
-                               src=f"{directory}/test.src", lowercase=dataset.evaluation.lowercase,
-                               rouge_unit=dataset.evaluation.rouge_unit, rouge_perl=dataset.evaluation.rouge_perl,
-                               remove_bpe=dataset.segmentation == "bpe")
+    for metric in evaluation.metrics:
+        request = ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric not in ("rouge", "oddgen") else refs[:1],
+                               src=f"{directory}/{split}.src", lowercase=evaluation.lowercase,
+                               rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl,
+                               remove_bpe=remove_bpe)
         result[metric] = score(request)
     return result

@@ -100,3 +100,33 @@ def datasets_items(paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
         f"The real datasets switched on, as prepared ({_format(path)} file): per dataset and split the pairs, "
         "references per source, tokens, mean source and target length and vocabulary coverage, beside the papers' "
         "counts; splits not prepared say why.")) for path in paths)
+
+
+def analysis_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
+    """004's analysis figures of a table: Figure 4's heat maps and Figure 2's odd-generation counts."""
+    items = []
+    for path in paths:
+        if path.endswith("_alignment_heatmap.png") and table.alignment_figure is not None:
+            figure = table.alignment_figure
+            text = (f"Heat maps in the manner of 004 Figure 4: the attention of {figure.attention} beside the "
+                    f"source-side prediction q_j of {figure.source_prediction}, source tokens against target tokens, "
+                    f"for lines {', '.join(map(str, figure.sentences))} of the {figure.split} split.")
+        elif table.oddgen_figure is not None:
+            figure = table.oddgen_figure
+            text = (f"Odd generation in the manner of 004 Figure 2: per row ({', '.join(figure.rows)}), the "
+                    f"{figure.split} sentences with a repeated token and those shorter than the gold headline.")
+        else:
+            raise ValueError(f"{path}: no figure of table {table.title!r} draws this file")
+        items.append(ReportItem(path, study_category(table), table.title, f"{_sentence(table.title)} {text}"))
+    return tuple(items)
+
+
+def aligned_pairs_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
+    """004 Table 4: the (target token, q_j word) pairs of the SPM row, grouped."""
+    pairs = table.aligned_pairs
+    assert pairs is not None, "only a table with aligned_pairs writes these files"
+    return tuple(ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} The (target token, aligned source word) pairs of {pairs.row} in the manner of "
+        f"004 Table 4 ({_format(path)} file): q_j's argmax word for each target token of {pairs.sample} sampled "
+        f"{pairs.split} pairs (seed {pairs.seed}), grouped into identical, inflection (same Porter stem), shorter "
+        f"target and others, the {pairs.top} most frequent per group.")) for path in paths)

@@ -241,6 +241,8 @@ def score(request: ScoreRequest) -> dict[str, Any]:
 def headline(result: dict[str, Any]) -> dict[str, Any]:
     """The headline numbers of a ``score`` result or an ``evaluate`` result (one per metric), plus the sentence
     count: what ``dvc metrics show`` lists, instead of one column per rule type and top-k."""
+    if "splits" in result:  # an evaluation over several test splits: each split's headline numbers
+        return {split: headline(scored) for split, scored in result["splits"].items()}
     if "metric" in result:
         scores = {result["metric"]: result["score"]}
     else:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from paragen import pipeline
 from paragen.atomic import write_text
-from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
-from paragen.report.figures import plot_copy_heatmap, plot_curves, plot_training_panels, read_log
+from paragen.config import ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig
+from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, plot_curves, plot_odd_generation,
+                                    plot_training_panels, read_log)
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.stopping_rule import SESSIONS_FILE, training_outcome
@@ -52,6 +53,14 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
             f"{name}: {config.datasets[name].segmentation} tokens, vocabulary "
             f"{config.datasets[name].vocab_size or 'all'}" for name in datasets)
         return f"Data: {data_text}. Models: " + _model_text(config, experiments)
+    if isinstance(data, HeadlineSyntheticDataset):
+        low, high = data.source_length
+        return (f"Data: the headline stand-in (not the paper's setup), {data.train_pairs:,} / {data.valid_pairs:,} / "
+                f"{data.test_pairs:,} train / valid / test pairs, sources of {low}-{high} tokens drawn from "
+                f"{data.content_words} content and {data.filler_words} filler word types ({data.content_share:.0%} "
+                f"content), headlines of the first {data.max_target_length} content words at most, "
+                f"{data.rewrite_fraction:.0%} of the content types rewritten c<i> -> r<i>, seed {data.seed}. Models: "
+                + _model_text(config, experiments))
     sizes = sorted({(config.models[config.experiments[e].model].hidden_size,
                      config.models[config.experiments[e].model].embedding_size) for e in experiments})
     size_text = ", ".join(f"hidden {h} / embedding {e}" for h, e in sizes)
@@ -153,15 +162,18 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     sources: dict[str, Path | str] = {
         row: Path(pipeline.metrics_path(exp)) if config.runnable(exp) else absent_reason(config, exp)
         for row, exp in spec.rows.items()}
-    counts = {json.loads(p.read_text())["count"] for p in sources.values() if isinstance(p, Path) and p.exists()}
+    counts = sorted({_sentence_count(json.loads(p.read_text(encoding="utf-8")))
+                     for p in sources.values() if isinstance(p, Path) and p.exists()})
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
                + (f" {describe_systems(config, systems)}" if systems else "")
                + describe_embeddings(config, spec.rows)
-               + (f" Test sentences: {', '.join(map(str, sorted(counts)))}." if counts else "")
+               + (f" Test sentences: {', '.join(counts)}." if counts else "")
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
-    table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
+    extras = {row: {"alignment": Path(pipeline.alignment_path(exp))} for row, exp in spec.rows.items()
+              if exp in config.experiments and config.runnable(exp) and pipeline.experiment_data(config, exp).gold}
+    table = fill_table(table_name, spec.title, caption, paper, sources, rescored, extras)
     trained = set(config.trained_and_runnable(spec.rows.values()))
     ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
     for row, exp in ran.items():
@@ -194,7 +206,54 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
             plot_training_panels(logs[row], pipeline.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
                                  f"{config.dataset_of(exp)})")
-    log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures))
+    analysis = pipeline.analysis_figures(config, table_name, spec)
+    if pipeline.heatmap_path(table_name) in analysis:
+        plot_heatmaps(config, table_name, spec)
+    if pipeline.oddgen_figure_path(table_name) in analysis:
+        plot_oddgen(config, table_name, spec)
+    if pipeline.pairs_experiment(config, spec):
+        from paragen.report.aligned_pairs import write_aligned_pairs_table
+
+        log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
+    log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
+
+
+def _sentence_count(metrics: dict) -> str:
+    """"N" for one test split, "split N, ..." for several."""
+    if "splits" in metrics:
+        return ", ".join(f"{split} {scored['count']}" for split, scored in metrics["splits"].items())
+    return str(metrics["count"])
+
+
+def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+    """004 Figure 4 from ``paragen align``'s matrices: one row's attention beside another's q_j, per sentence."""
+    figure = spec.alignment_figure
+    assert figure is not None
+    names = (figure.attention, figure.source_prediction)
+    matrices = [json.loads(Path(pipeline.alignment_matrices_path(spec.rows[n])).read_text(encoding="utf-8"))
+                for n in names]
+    chosen = [{e["line"]: e for e in m["sentences"]} for m in matrices]
+    examples = [[c[line] for line in figure.sentences] for c in chosen]
+    plot_alignment_heatmaps(examples[0], examples[1], names, pipeline.heatmap_path(table_name),
+                            f"{spec.title}: line{'s' if len(figure.sentences) > 1 else ''} "
+                            f"{', '.join(map(str, figure.sentences))} of {figure.split}, teacher-"
+                            "forced on the gold target (as 004 §6.2). Rows: target tokens, [in brackets] the source "
+                            "token attention weights most (a) or the word q_j ranks first over the vocabulary (b)"
+                            + ("; rings: gold links." if examples[0][0].get("gold") else "."))
+
+
+def plot_oddgen(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+    """004 Figure 2 from the rows' metrics: sentences with repeats and sentences shorter than the gold."""
+    figure = spec.oddgen_figure
+    assert figure is not None
+    counts = {}
+    for row in figure.rows:
+        metrics = json.loads(Path(pipeline.metrics_path(spec.rows[row])).read_text(encoding="utf-8"))
+        scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
+        counts[row] = scored["oddgen"]["score"]
+    sentences = next(iter(counts.values()))["sentences"]
+    plot_odd_generation(counts, pipeline.oddgen_figure_path(table_name),
+                        f"{spec.title}\nodd generation on {figure.split} ({sentences:,} sentences; 004 §6.1): fewer is better")
 
 
 def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:

@@ -138,3 +138,51 @@ def plot_odd_generation(counts: dict[str, dict[str, int]], path: str | Path, tit
     ax.set_title(title, fontsize=10)
     ax.legend()
     _save(fig, path)
+
+
+def _alignment_panel(ax: Any, matrix: list[list[float]], example: dict[str, Any], aligned: list[str],
+                     title: str) -> Any:
+    """One heat map: rows are target tokens labelled ``token [aligned source token]``, columns source tokens;
+    gold links (when known) are ringed."""
+    image = ax.imshow(matrix, aspect="auto", cmap="Greys", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(len(example["source"])), example["source"], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(example["target"])), [f"{t} [{a}]" for t, a in zip(example["target"], aligned)],
+                  fontsize=7)
+    if example.get("gold"):
+        ax.scatter([i for i, _ in example["gold"]], [j for _, j in example["gold"]], s=40, facecolors="none",
+                   edgecolors="tab:red", linewidths=1.0, label="gold link")
+    ax.set_title(title, fontsize=8)
+    ax.set_xlabel("source token", fontsize=8)
+    return image
+
+
+def alignment_heatmap_figure(attention: list[dict[str, Any]], prediction: list[dict[str, Any]],
+                             names: tuple[str, str], title: str) -> plt.Figure:
+    """004 Figure 4 for each sentence: (a) one model's attention over the source positions, (b) another model's
+    source-side prediction q_j of each source token's word, per target token (teacher-forced on the gold target).
+    In brackets: the source token attention weights most (a), the vocabulary word q_j ranks first (b)."""
+    rows = len(attention)
+    widths = [max(len(e["source"]) for e in attention)] * 2
+    height = sum(0.28 * len(e["target"]) + 1.6 for e in attention) + 0.8
+    fig, axes = plt.subplots(rows, 2, figsize=(2 * (0.3 * widths[0] + 2.2), height), squeeze=False,
+                             layout="constrained", gridspec_kw={"height_ratios": [len(e["target"]) + 3 for e in attention]})
+    image = None
+    for n, (att, spm) in enumerate(zip(attention, prediction)):
+        if att["line"] != spm["line"] or att["source"] != spm["source"]:
+            raise ValueError(f"heat maps: the two models' matrices are of different sentences (lines {att['line']} "
+                             f"and {spm['line']})")
+        _alignment_panel(axes[n][0], att["attention"], att, [att["source"][i] for i in att["attention_argmax"]],
+                         f"(a) attention of {names[0]}, line {att['line']}")
+        image = _alignment_panel(axes[n][1], spm["source_prediction"], spm, spm["spm_words"],
+                                 f"(b) source-side prediction q_j of {names[1]}, line {spm['line']}")
+    axes[0][0].set_ylabel("target token [aligned source token]", fontsize=8)
+    if any(e.get("gold") for e in attention):
+        axes[0][1].legend(fontsize=7, loc="lower right")
+    fig.colorbar(image, ax=axes[:, 1].tolist(), fraction=0.04, label="weight / probability")
+    fig.suptitle(_wrapped(title.split(), 110), fontsize=9)
+    return fig
+
+
+def plot_alignment_heatmaps(attention: list[dict[str, Any]], prediction: list[dict[str, Any]],
+                            names: tuple[str, str], path: str | Path, title: str) -> None:
+    _save(alignment_heatmap_figure(attention, prediction, names, title), path)

@@ -39,9 +39,14 @@ def write_index(config: ParagenConfig) -> None:
         lines += [body.rstrip(), "", f"Files: {formats}.", ""]
         copying = bool(pipeline.copy_traced_experiments(config, list(table.rows.values())))
         panels = pipeline.panel_experiments(config, list(table.rows.values()))
-        for figure in pipeline.figure_paths(name, copying, panels):
+        analysis = ((pipeline.heatmap_path(name),) if table.alignment_figure else ()) + \
+            ((pipeline.oddgen_figure_path(name),) if table.oddgen_figure else ())
+        for figure in pipeline.figure_paths(name, copying, panels) + analysis:
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
+        pairs_md = pipeline.aligned_pairs_outputs(name)[0]
+        if table.aligned_pairs is not None and Path(pairs_md).exists():
+            lines += [f"Aligned pairs of {table.aligned_pairs.row} (as 004 Table 4): [table]({_relative(pairs_md)})", ""]
         for extra in table.see_also:
             if Path(extra).exists():
                 lines += [f"See also: [{Path(extra).stem}]({_relative(extra)})", ""]

@@ -27,6 +27,7 @@ class Column:
     key: str
     label: str
     value: str  # '/'-separated path into a metrics JSON file
+    decimals: int | None = None  # shown with this many decimals instead of the table's (counts: 0)
 
 
 @dataclass(frozen=True)
@@ -112,15 +113,31 @@ def metric_value(metrics: dict[str, Any], path: str) -> float | None:
         if not isinstance(value, dict) or part not in value:
             return None
         value = value[part]
-    return float(value)
+    return None if value is None else float(value)
+
+
+def null_on_path(metrics: dict[str, Any], path: str) -> bool:
+    """Whether the metrics file says ``null`` on the way to ``path``: the measure does not apply to the row (e.g.
+    source-side prediction accuracy of a model without the SPM head)."""
+    value: Any = metrics
+    for part in path.split("/"):
+        if value is None:
+            return True
+        if not isinstance(value, dict) or part not in value:
+            return False
+        value = value[part]
+    return value is None
 
 
 def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, Path | str],
-               rescored: dict[tuple[str, str, str], float] | None = None) -> ResultTable:
+               rescored: dict[tuple[str, str, str], float] | None = None,
+               extras: dict[str, dict[str, Path]] | None = None) -> ResultTable:
     """Cells for the paper's baselines, then each of our rows.
 
     ``row_sources`` maps a row label to the metrics file its experiment writes, or to the reason
     it cannot run (e.g. its dataset is absent). ``rescored`` holds our scores of released outputs.
+    ``extras`` adds, per row, other metrics files under a key of the row's metrics (``alignment``: the file
+    ``paragen align`` writes), so a column can read ``alignment/attention/accuracy``.
     """
     table = ResultTable(name, title, caption, paper.columns, [b.label for b in paper.baselines] + list(row_sources),
                         decimals=paper.decimals)
@@ -143,8 +160,15 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
         metrics = None
         if isinstance(source, Path) and source.exists():
             metrics = json.loads(source.read_text(encoding="utf-8"))
+        missing_extras = {}
+        for key, path in ((extras or {}).get(row) or {}).items():
+            if metrics is not None and path.exists():
+                metrics[key] = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                missing_extras[key] = path
         for column in paper.columns:
             reproduced = metric_value(metrics, column.value) if metrics is not None else None
+            extra = missing_extras.get(column.value.split("/")[0])
             notes = []
             if column.key not in published:
                 notes.append("not in paper")
@@ -152,6 +176,10 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
                 notes.append(source)
             elif metrics is None:
                 notes.append(f"not yet run ({source} missing)")
+            elif extra is not None:
+                notes.append(f"not yet run ({extra} missing)")
+            elif reproduced is None and null_on_path(metrics, column.value):
+                notes.append(f"not applicable ({column.value} is null for this row)")
             elif reproduced is None:
                 notes.append(f"{column.value} absent from {source}")
             table.cells[(row, column.key)] = Cell(published.get(column.key), reproduced, "; ".join(notes))
@@ -176,11 +204,15 @@ def cell_text(cell: Cell, decimals: int = 1) -> str:
     return text
 
 
+def _decimals(table: ResultTable, column: Column) -> int:
+    return table.decimals if column.decimals is None else column.decimals
+
+
 def to_markdown(table: ResultTable) -> str:
     header = "| model | " + " | ".join(c.label for c in table.columns) + " |"
     lines = [f"# {table.title}", "", header, "|" + " --- |" * (len(table.columns) + 1)]
     for row in table.rows:
-        cells = (cell_text(table.cells[(row, c.key)], table.decimals) for c in table.columns)
+        cells = (cell_text(table.cells[(row, c.key)], _decimals(table, c)) for c in table.columns)
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
@@ -220,7 +252,7 @@ def to_latex(table: ResultTable) -> str:
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "c" * len(table.columns) + "}",
              r"\hline", "Model & " + " & ".join(latex_escape(c.label) for c in table.columns) + r" \\", r"\hline"]
     for row in table.rows:
-        cells = [latex_escape(cell_text(table.cells[(row, c.key)], table.decimals)) for c in table.columns]
+        cells = [latex_escape(cell_text(table.cells[(row, c.key)], _decimals(table, c))) for c in table.columns]
         lines.append(latex_escape(row) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}",
               r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference).",

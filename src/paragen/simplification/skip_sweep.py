@@ -43,7 +43,7 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
         hyp = Path(scratch) / "test.hyp"
         for p, seed in tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet):
             hyp.write_text("".join(line + "\n" for line in skip(sources, p, seed)), encoding="utf-8")
-            scores = headline(evaluate_output(dataset, directory, str(hyp)))
+            scores = headline(evaluate_output(dataset.evaluation, directory, str(hyp), dataset.segmentation == "bpe"))
             for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
                 value = scores[metric]
                 for part, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
