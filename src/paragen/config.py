@@ -379,6 +379,7 @@ class ExperimentConfig(_Strict):
     model: str
     training: str
     decoding: str
+    gpus: PositiveInt = Field(1, description="GPUs training asks a cluster for (one node)")
 
 
 class RuleFileConfig(RawFile):
