@@ -1,8 +1,9 @@
 """Cluster requests per stage (paragen.resources): GPUs only where a model trains or decodes, sizes that grow with
-the work, and the rules carrying them."""
+the work, the rules carrying them, and torchrun for several GPUs."""
 
 import re
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -16,7 +17,7 @@ from conftest import ROOT, TINY_PARAMS
 PROJECT = yaml.safe_load((ROOT / "params.yaml").read_text())
 SUITES = sorted({table["suite"] for table in PROJECT["tables"].values()})
 REAL = [name for name, spec in PROJECT["datasets"].items() if spec["kind"] == "real"]
-RUNS_A_MODEL = re.compile(r"^exec paragen (train|decode) ")
+RUNS_A_MODEL = re.compile(r"^exec (paragen|torchrun .* -m paragen\.cli) (train|decode) ")
 """The commands that load a model and run it: what a GPU is for (system_* rows compute outputs without one)."""
 
 
@@ -91,26 +92,55 @@ def test_gpus_per_experiment_is_validated():
             project(["synthetic"], **{"experiments.syn_wean.gpus": bad})
 
 
-def snakemake_resources(directory) -> dict[str, dict[str, str]]:
-    """rule -> its resources as Snakemake reports them in a forced dry run of the real Snakefile."""
-    result = subprocess.run(["snakemake", "--dry-run", "--forceall", "--cores", "1"], cwd=directory,
-                            capture_output=True, text=True, check=True)
+def test_several_gpus_start_training_under_torchrun():
+    from torch.distributed.run import get_args_parser
+
+    config = project(["synthetic"], **{"experiments.syn_wean.gpus": 4, "training.synthetic_small.threads": 2})
+    by_name = {s.name: s for s in stages(config)}
+    train = by_name["train_syn_wean"]
+    assert train.cmd == ("exec torchrun --standalone --nproc-per-node 4 -m paragen.cli train --params params.yaml "
+                         "--experiment syn_wean --die-with-parent")
+    assert train.resources.gpus == 4 and train.threads == 8  # 4 workers of 2 threads each
+    assert by_name["decode_syn_wean"].resources.gpus == 1  # beam search runs on one device
+    assert by_name["train_syn_copynet"].cmd.startswith("exec paragen train ")  # one GPU: no torchrun
+
+    # torchrun reads the command as meant: 4 local workers, each running `python -m paragen.cli train ...`
+    args = get_args_parser().parse_args(train.cmd.split()[2:])
+    assert (args.standalone, args.nproc_per_node, args.module, args.training_script) == (True, "4", True,
+                                                                                        "paragen.cli")
+    assert args.training_script_args == ["train", "--params", "params.yaml", "--experiment", "syn_wean",
+                                         "--die-with-parent"]
+    help_text = subprocess.run([sys.executable, "-m", "paragen.cli", "train", "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "--die-with-parent" in help_text and "--experiment" in help_text
+
+
+def snakemake_jobs(directory) -> dict[str, tuple[dict[str, str], str]]:
+    """rule -> (its resources, its shell command) as a forced dry run of the real Snakefile prints them."""
+    result = subprocess.run(["snakemake", "--dry-run", "--forceall", "--printshellcmds", "--cores", "1"],
+                            cwd=directory, capture_output=True, text=True, check=True)
     found = {}
     for block in re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout):
         header = re.match(r"(?:local)?rule (\w+):", block)
         line = re.search(r"^    resources: (.*)$", block, flags=re.M)
         if header and line and header.group(1) != "all":  # the target rule runs nothing
-            found[header.group(1)] = dict(item.split("=", 1) for item in line.group(1).split(", "))
+            command = re.search(r"^Shell command: (.*)$", block, flags=re.M)
+            found[header.group(1)] = (dict(item.split("=", 1) for item in line.group(1).split(", ")),
+                                      command.group(1).strip())
     return found
 
 
 def test_snakemake_rules_carry_the_requests(workflow_dir):
     raw = yaml.safe_load(TINY_PARAMS.read_text())
+    raw["experiments"]["t_wean"]["gpus"] = 2
     (workflow_dir / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
-    found = snakemake_resources(workflow_dir)
+    found = snakemake_jobs(workflow_dir)
     expected = {s.name: s for s in stages(parse_config(raw))}
     assert found.keys() == expected.keys()
-    for name, resources in found.items():
-        assert int(resources["gpu"]) == (1 if name.startswith(("train_", "decode_")) else 0), name
+    assert found["train_t_wean"][1] == ("exec torchrun --standalone --nproc-per-node 2 -m paragen.cli train "
+                                        "--params params.yaml --experiment t_wean --die-with-parent")
+    for name, (resources, _) in found.items():
+        assert int(resources["gpu"]) == (2 if name == "train_t_wean" else 1 if name.startswith(("train_", "decode_"))
+                                         else 0), name
         assert (int(resources["mem_mb"]), int(resources["runtime"])) == (expected[name].resources.mem_mb,
                                                                         expected[name].resources.runtime), name

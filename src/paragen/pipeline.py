@@ -344,12 +344,12 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     rules = experiment_rules(config, exp)
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
-        cmd=_command("exec", "paragen", "train", "--params", PARAMS_FILE, "--experiment", exp, "--die-with-parent"),
+        cmd=train_command(exp, spec.gpus),
         deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv")
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
-        threads=config.training[spec.training].threads or 1,
+        threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),
     )]
     decode_outs = (f"{run}/test.hyp", f"{run}/test.nbest.jsonl")
@@ -378,6 +378,20 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
     ))
     return stages_
+
+
+def train_command(experiment: str, gpus: int) -> str:
+    """``paragen train`` for one GPU (or the CPU); for several, torchrun starts one worker per GPU on this node.
+
+    The workers run the same CLI as a module (``-m paragen.cli``), read torchrun's RANK / WORLD_SIZE and train
+    as one DDP job; ``--standalone`` keeps the rendezvous on the node, so no port or host is configured.
+    ``exec`` makes the engine's job torchrun itself, which stops its workers when the engine stops it (and SLURM
+    ends the whole job); each worker also dies with torchrun. Only a SIGKILL of a local Snakemake would leave
+    torchrun running, as torchrun cannot be told to die with its parent."""
+    args = ("train", "--params", PARAMS_FILE, "--experiment", experiment, "--die-with-parent")
+    if gpus == 1:
+        return _command("exec", "paragen", *args)
+    return _command("exec", "torchrun", "--standalone", "--nproc-per-node", str(gpus), "-m", "paragen.cli", *args)
 
 
 def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> Stage:
