@@ -144,3 +144,17 @@ def test_snakemake_rules_carry_the_requests(workflow_dir):
                                          else 0), name
         assert (int(resources["mem_mb"]), int(resources["runtime"])) == (expected[name].resources.mem_mb,
                                                                         expected[name].resources.runtime), name
+
+
+def test_one_job_for_the_whole_dag_sums_wall_times_and_takes_the_largest_request(capsys):
+    from paragen.resources import main, serial
+
+    assert serial([Resources(0, 2000, 30), Resources(2, 9000, 100), Resources(1, 5000, 20)]) == \
+        Resources(gpus=2, mem_mb=9000, runtime=150)
+    with pytest.raises(ValueError):
+        serial([])
+    # tiny: generate, vocab, 3 x score, report, index at 30 min / 2000 MB; 3 x (train + decode) at 20 min /
+    # 4000 MB (the base: 24 training pairs and a few thousand parameters add less than 1 MB; 10 min start-up
+    # plus seconds of work rounds up to 20)
+    assert main(["--params", str(TINY_PARAMS)]) == 0
+    assert capsys.readouterr().out.strip() == f"--mem=4000 --time={7 * 30 + 6 * 20} --gpus=1"

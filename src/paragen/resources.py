@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Iterable
 
 from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, ModelConfig, ParagenConfig, RealDataset,
                             SyntheticDataset)
@@ -175,3 +176,32 @@ def data_resources(config: ParagenConfig, dataset: str) -> Resources:
     pairs = sum(split_pairs(config, dataset, split) for split in spec.splits)
     return Resources(mem_mb=_round_up(CPU_BASE_MB + pairs * BYTES_PER_PAIR // 10**6, 1000),
                      runtime=_round_up(OVERHEAD_MINUTES + DATA_MINUTES_PER_MILLION_PAIRS * pairs / 10**6, 10))
+
+
+def serial(requests: Iterable[Resources]) -> Resources:
+    """One job that runs these stages one after another (``dvc repro`` inside ``sbatch``): the most GPUs and
+    memory any stage asks for, the sum of their wall times."""
+    requests = list(requests)
+    if not requests:
+        raise ValueError("no stages to run")
+    return Resources(gpus=max(r.gpus for r in requests), mem_mb=max(r.mem_mb for r in requests),
+                     runtime=sum(r.runtime for r in requests))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m paragen.resources [--params FILE]``: the sbatch options of one job running the whole DAG."""
+    import argparse
+
+    from paragen.config import load_config
+    from paragen.pipeline import stages
+
+    parser = argparse.ArgumentParser(prog="python -m paragen.resources", description=main.__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    whole = serial(s.resources for s in stages(load_config(args.params)))
+    print(f"--mem={whole.mem_mb} --time={whole.runtime}" + (f" --gpus={whole.gpus}" if whole.gpus else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
