@@ -168,7 +168,7 @@ run() {
     local ids
     ids=$(grep -o "submitted with SLURM jobid [0-9]*" "$runs/slurm.log" | awk '{print $NF}' | paste -sd, -)
     echo "  the jobs as SLURM recorded them:"
-    squeue --states=all --jobs "$ids" -O "JobID:6,Partition:10,tres-per-job:12,NumCPUs:6,MinMemory:11,TimeLimit:10,\
+    squeue --states=all --jobs "$ids" -O "JobID:6,Partition:10,tres-per-job:13,NumCPUs:6,MinMemory:11,TimeLimit:10,\
 State:10,Comment:40" | sed 's/^/    /'
 
     say "dvc: dvc repro inside one sbatch job"
@@ -178,7 +178,7 @@ State:10,Comment:40" | sed 's/^/    /'
     echo "  sbatch --wait -p gpu $options --cpus-per-task=2 --wrap 'dvc repro'"
     # shellcheck disable=SC2086  # the options are words
     (cd "$runs/dvc" && timed dvc "$runs/dvc.log" sbatch --wait --parsable -p gpu $options --cpus-per-task=2 \
-        -o "$runs/dvc/dvc_repro.log" --wrap "echo job \$SLURM_JOB_ID on \$SLURM_JOB_PARTITION, GPUs \
+        -o "$runs/dvc/dvc_repro.log" --wrap "echo job \$SLURM_JOB_ID on \$SLURM_JOB_PARTITION, GPU index \
 \${SLURM_JOB_GPUS:-none}, CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES-unset}; exec dvc repro") \
         || { tail -n 40 "$runs/dvc/dvc_repro.log"; die "the dvc repro job failed"; }
     head -n 1 "$runs/dvc/dvc_repro.log" | sed 's/^/  /'
@@ -197,6 +197,9 @@ State:10,Comment:40" | sed 's/^/    /'
     done
     # shellcheck disable=SC2086
     (cd "$runs/local" && sha256sum $files) | sed 's/^/  /'
+    # Snakemake exports OMP_NUM_THREADS=<the rule's threads> to every job and dvc repro does not, so where
+    # decoding.*.threads is unset (the tiny configuration) DVC's decoding runs on all cores and its n-best
+    # scores may differ from Snakemake's in the last bits; the decoded sentences and results/ do not.
     echo "  beyond results/ (not required to agree; checkpoints and logs hold times):"
     for mode in slurm dvc; do
         for file in $(cd "$runs/local" && find runs -name 'test.hyp' -o -name '*.jsonl' -o -name 'copy_trace.json' \
