@@ -394,6 +394,8 @@ class ExperimentConfig(_Strict):
     model: str
     training: str
     decoding: str
+    gpus: PositiveInt = Field(1, description="GPUs training asks for; more than 1 starts it under torchrun (DDP), "
+                              "one process per GPU on one node")
 
 
 class RuleFileConfig(RawFile):

@@ -2,7 +2,9 @@
 # Rules are generated in a loop so the graph has a single owner (params.yaml ->
 # paragen.pipeline); per-step logic lives in the paragen package, not here.
 # The command travels through `params` because `shell:` bodies are evaluated
-# when the job runs, after the loop variable has moved on.
+# when the job runs, after the loop variable has moved on. `resources:` are the
+# stage's cluster request (GPUs, memory, wall time) under Snakemake's standard
+# names; profiles map them to partitions, never naming a rule.
 
 for _stage in STAGES:
 
@@ -17,5 +19,7 @@ for _stage in STAGES:
             cmd=_stage.cmd,
             values=param_values(_stage),
         threads: _stage.threads
+        resources:
+            **_stage.resources.snakemake(),
         shell:
             "{params.cmd}"

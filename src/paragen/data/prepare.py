@@ -334,6 +334,14 @@ class Recipe:
     build: Callable[[Path, str, dict], Split]
     paper_counts: dict[str, int]  # split -> count the paper reports
     informational: frozenset[str] = frozenset()  # counts shown but not asserted (they depend on later steps)
+    estimates: dict[str, int] = field(default_factory=dict)  # split -> approximate count where no paper gives one
+
+    def expected_count(self, split: str) -> int | None:
+        """How many pairs a split holds before it is built: the paper's count, else the estimate, else None.
+
+        Only cluster requests are sized from it (:mod:`paragen.resources`); nothing checks a split against an
+        estimate, and the datasets table shows paper counts only."""
+        return self.paper_counts.get(split, self.estimates.get(split))
 
 
 RECIPES: dict[str, Recipe] = {
@@ -346,15 +354,20 @@ RECIPES: dict[str, Recipe] = {
     "pwkp": Recipe(("train", "valid", "test"), _pwkp, {"train": 89042, "valid": 205, "test": 100}),
     "wikilarge": Recipe(("train", "valid", "test", "valid_zl", "test_zl"), _wikilarge,
                         {"train": 296402, "valid": 2000, "test": 359, "valid_zl": 992, "test_zl": 359}),
-    "ew_sew": Recipe(("train", "valid", "test"), _ew_sew, {"valid": 2000, "test": 359}),
-    "ew_sew_hwang": Recipe(("train", "valid", "test"), _ew_sew_hwang, {"valid": 2000, "test": 359}),
+    # WEAN §3.1.1 gives EW-SEW's training set only as "about 150K good matches and 130K good partial matches".
+    "ew_sew": Recipe(("train", "valid", "test"), _ew_sew, {"valid": 2000, "test": 359},
+                     estimates={"train": 280_000}),
+    "ew_sew_hwang": Recipe(("train", "valid", "test"), _ew_sew_hwang, {"valid": 2000, "test": 359},
+                           estimates={"train": 280_000}),
     "lcsts": Recipe(("train", "valid", "test"), _lcsts, {"train": 2400591, "valid": 8685, "test": 725}),
     # Gigaword train: 3,778,230 is the count after SPM's BPE filter (`paragen segment --drop-longer-target`).
     "gigaword": Recipe(("train", "valid", "test_ours", "test_rush", "test_zhou"), _gigaword,
                        {"train": 3778230, "valid": 8000, "test_ours": 10000, "test_rush": 1951, "test_zhou": 2000},
                        frozenset({"train"})),
     "ppdb": Recipe(("pairs",), _ppdb, {"pairs": 210372}),
-    "turk_mini": Recipe(("train", "valid", "test"), _turk_mini, {}),
+    # No paper: 1,800 Turk tune sentences x (8 Turk + 10 ASSET references) train, 200 held out, the Turk test.
+    "turk_mini": Recipe(("train", "valid", "test"), _turk_mini, {},
+                        estimates={"train": 32_400, "valid": TURK_MINI_VALID, "test": 359}),
 }
 
 

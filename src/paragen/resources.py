@@ -1,0 +1,208 @@
+"""What each stage asks a cluster for: GPUs, host memory, wall time (DESIGN.md "Scale": GPU resources per rule).
+
+The DAG is built before any data exists, so every size here is an estimate from ``params.yaml`` alone: the
+training set's size (the paper's count, or the recipe's estimate), the model's shape, ``max_epochs``, the
+decoding settings and ``experiments.*.gpus``. The engines attach the requests to their rules
+(``workflow/rules/stages.smk`` passes them as Snakemake's ``resources:``); a cluster profile maps them to
+partitions (``workflow/profiles/slurm``), so no rule and no profile names a partition for a rule.
+
+Only one rate is measured: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
+(CopyNet: 7,400) training on one H100 while sharing it with the other three (README, "First GPU figures").
+That decoder loop is bound by kernel launches, not arithmetic, so time grows with the tokens, epochs and
+decoder layers; the arithmetic term below (multiply-adds per token at an assumed 20 TFLOP/s) only matters
+for models far larger than the papers'. Everything is then doubled (validation decoding after each epoch,
+slower GPUs) and rounded up, because a job that outlives its wall time is killed and loses its last epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, ModelConfig, ParagenConfig, RealDataset,
+                            SyntheticDataset)
+from paragen.vocabulary import SPECIALS
+
+MEASURED_TOKENS_PER_S = 7_000
+"""Target tokens per second per decoder layer on one GPU (see the module docstring)."""
+ASSUMED_FLOPS = 20e12
+"""Sustained FLOP/s of one GPU for the arithmetic term: an assumption, not a measurement."""
+TOKENS_PER_PAIR = 25
+"""Target tokens of one training pair: the papers' data run 9 (Gigaword headlines) to 21 (Turk) words."""
+SAFETY = 2.0
+OVERHEAD_MINUTES = 10
+"""Start-up: importing torch, reading the data, building the vocabulary and the model."""
+DECODE_SENTENCES_PER_S = 30
+"""Beam-10 decoding on one CPU thread (trained CopyNet, 300 test sentences in 10.2 s: README "Speed"); a GPU
+is not slower, and decoding is always small next to training."""
+UNKNOWN_VOCABULARY = 50_000
+"""A real dataset that keeps every token type: sized as the papers' largest vocabulary (WEAN's 50,000)."""
+BYTES_PER_PAIR = 4_000
+"""Host memory of one tokenised pair in Python lists, both sides, with room for the batching copies."""
+BASE_MB = 4_000
+"""torch with a CUDA context and the process around it."""
+BYTES_PER_PARAMETER = 16
+"""fp32 weights, gradients and Adam's two moments."""
+CPU_BASE_MB = 2_000
+DATA_MINUTES_PER_MILLION_PAIRS = 120
+"""prepare, segment (BPE learning included) and vocabulary building of large corpora: a guess."""
+
+
+@dataclass(frozen=True)
+class Resources:
+    """One stage's request; the defaults are a small CPU job."""
+
+    gpus: int = 0
+    mem_mb: int = CPU_BASE_MB
+    runtime: int = 30  # minutes of wall time
+
+    def __post_init__(self) -> None:
+        if self.gpus < 0 or self.mem_mb <= 0 or self.runtime <= 0:
+            raise ValueError(f"resources must be positive (gpus may be 0): {self}")
+
+    def snakemake(self) -> dict[str, int]:
+        """Snakemake's standard names (``mem_mb``; ``runtime`` in minutes) and ``gpu``, which the SLURM executor
+        plugin turns into ``sbatch --gpus=N`` and into its choice of a partition with GPUs."""
+        return {"gpu": self.gpus, "mem_mb": self.mem_mb, "runtime": self.runtime}
+
+
+CPU_STAGE = Resources()
+FETCH_STAGE = Resources(runtime=120)
+"""Downloads (GloVe is 822 MB) and archive extraction."""
+
+
+def _round_up(value: float, step: int) -> int:
+    return max(step, int(math.ceil(value / step)) * step)
+
+
+def vocabulary_size(config: ParagenConfig, dataset: str) -> int:
+    """Token types a model over this dataset embeds and predicts (an upper bound where the data decide)."""
+    spec = config.datasets[dataset]
+    if isinstance(spec, SyntheticDataset):
+        return spec.symbols + len(SPECIALS)
+    if isinstance(spec, HeadlineSyntheticDataset):
+        rewritten = math.ceil(spec.content_words * spec.rewrite_fraction)
+        return spec.content_words + spec.filler_words + rewritten + len(SPECIALS)
+    assert isinstance(spec, RealDataset)
+    return (spec.vocab_size or UNKNOWN_VOCABULARY) + len(SPECIALS)
+
+
+def split_pairs(config: ParagenConfig, dataset: str, split: str) -> int:
+    """Pairs in a split before it exists: computed for synthetic data, the recipe's count for real data."""
+    spec = config.datasets[dataset]
+    if isinstance(spec, SyntheticDataset):
+        half = spec.rules * spec.instances_per_rule // 2  # each rule's instances go half to train, half to test
+        valid = round(half * spec.valid_fraction)  # out of the train half
+        return {"train": half - valid, "valid": valid, "test": half}[split]
+    if isinstance(spec, HeadlineSyntheticDataset):
+        return {"train": spec.train_pairs, "valid": spec.valid_pairs, "test": spec.test_pairs}[split]
+    from paragen.data.prepare import RECIPES
+
+    assert isinstance(spec, RealDataset)
+    recipe = spec.recipe or dataset
+    count = RECIPES[recipe].expected_count(split)
+    if count is None:
+        raise ValueError(f"datasets.{dataset}: recipe {recipe!r} has no paper count or estimate of its {split!r} "
+                         "split to size cluster requests with; add one to its Recipe in paragen/data/prepare.py")
+    return count
+
+
+def multiply_adds_per_token(model: ModelConfig, vocabulary: int) -> int:
+    """Weights one target token passes through in training, roughly (a source token per target token assumed);
+    the output layer over the vocabulary included, the embedding lookups not."""
+    if model.architecture == "transformer":
+        d, heads = model.embedding_size, model.heads * model.key_size
+        feedforward = 2 * d * model.feedforward_width
+        encoder = model.encoder_layers * (4 * d * heads + feedforward)
+        decoder = model.decoder_layers * (8 * d * heads + feedforward)
+        return encoder + decoder + vocabulary * d
+    gates = 4 if model.cell == "lstm" else 3
+    hidden, embedding = model.hidden_size, model.embedding_size
+    directions = 2 if model.bidirectional else 1
+    memory = hidden * directions if model.bidirectional_merge == "concat" else hidden
+    encoder = directions * gates * hidden * (embedding + hidden) \
+        + (model.encoder_layers - 1) * directions * gates * hidden * (memory + hidden)
+    decoder = gates * hidden * (embedding + memory + hidden) + (model.decoder_layers - 1) * gates * hidden * 2 * hidden
+    attention = 2 * memory * hidden if model.architecture != "encdec" else 0
+    output = vocabulary * (embedding if model.architecture == "wean" else hidden)
+    return encoder + decoder + attention + output
+
+
+def parameters(model: ModelConfig, vocabulary: int) -> int:
+    """A rough parameter count: the per-token weights plus the embedding tables."""
+    tables = 1 if model.share_embeddings else 2
+    return multiply_adds_per_token(model, vocabulary) + tables * vocabulary * model.embedding_size
+
+
+def _host_mb(pairs: int, model: ModelConfig, vocabulary: int) -> int:
+    return BASE_MB + pairs * BYTES_PER_PAIR // 10**6 + parameters(model, vocabulary) * BYTES_PER_PARAMETER // 10**6
+
+
+def train_resources(config: ParagenConfig, experiment: str) -> Resources:
+    """``experiments.*.gpus`` GPUs (torchrun shares the epochs among them), wall time for ``max_epochs`` epochs
+    (early stopping may end sooner), host memory for each process's copy of the data and the model."""
+    spec = config.experiments[experiment]
+    model, training = config.models[spec.model], config.training[spec.training]
+    vocabulary = vocabulary_size(config, spec.dataset)
+    pairs = split_pairs(config, spec.dataset, "train")
+    sequential_layers = 1 if model.architecture == "transformer" else model.decoder_layers  # teacher forcing
+    seconds_per_token = sequential_layers / MEASURED_TOKENS_PER_S \
+        + 6 * multiply_adds_per_token(model, vocabulary) / ASSUMED_FLOPS
+    seconds = SAFETY * training.max_epochs * pairs * TOKENS_PER_PAIR * seconds_per_token / spec.gpus
+    return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * _host_mb(pairs, model, vocabulary), 1000),
+                     runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
+
+
+def decode_resources(config: ParagenConfig, experiment: str, split: str = "test") -> Resources:
+    """One GPU (beam search runs on one device), the test split decoded (one of a dataset's ``test_splits``) at
+    the measured beam-10 rate scaled by the beam."""
+    spec = config.experiments[experiment]
+    model, decoding = config.models[spec.model], config.decoding[spec.decoding]
+    vocabulary = vocabulary_size(config, spec.dataset)
+    sentences = split_pairs(config, spec.dataset, split)
+    seconds = SAFETY * sentences * _beam_factor(decoding) / DECODE_SENTENCES_PER_S
+    return Resources(gpus=1, mem_mb=_round_up(_host_mb(sentences, model, vocabulary), 1000),
+                     runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
+
+
+def _beam_factor(decoding: DecodingConfig) -> float:
+    return max(1.0, decoding.beam_size / 10) * max(1.0, decoding.max_length / 80)
+
+
+def data_resources(config: ParagenConfig, dataset: str) -> Resources:
+    """prepare / segment / vocabulary of a real dataset's splits: CPU only, memory for the whole corpus."""
+    spec = config.datasets[dataset]
+    assert isinstance(spec, RealDataset)
+    pairs = sum(split_pairs(config, dataset, split) for split in spec.splits)
+    return Resources(mem_mb=_round_up(CPU_BASE_MB + pairs * BYTES_PER_PAIR // 10**6, 1000),
+                     runtime=_round_up(OVERHEAD_MINUTES + DATA_MINUTES_PER_MILLION_PAIRS * pairs / 10**6, 10))
+
+
+def serial(requests: Iterable[Resources]) -> Resources:
+    """One job that runs these stages one after another (``dvc repro`` inside ``sbatch``): the most GPUs and
+    memory any stage asks for, the sum of their wall times."""
+    requests = list(requests)
+    if not requests:
+        raise ValueError("no stages to run")
+    return Resources(gpus=max(r.gpus for r in requests), mem_mb=max(r.mem_mb for r in requests),
+                     runtime=sum(r.runtime for r in requests))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m paragen.resources [--params FILE]``: the sbatch options of one job running the whole DAG."""
+    import argparse
+
+    from paragen.config import load_config
+    from paragen.pipeline import stages
+
+    parser = argparse.ArgumentParser(prog="python -m paragen.resources", description=main.__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    whole = serial(s.resources for s in stages(load_config(args.params)))
+    print(f"--mem={whole.mem_mb} --time={whole.runtime}" + (f" --gpus={whole.gpus}" if whole.gpus else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""Cluster requests per stage (paragen.resources): GPUs only where a model trains or decodes, sizes that grow with
+the work, the rules carrying them, and torchrun for several GPUs."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from paragen.config import ConfigError, parse_config
+from paragen.pipeline import stages
+from paragen.resources import Resources
+
+from conftest import ROOT, TINY_PARAMS
+
+PROJECT = yaml.safe_load((ROOT / "params.yaml").read_text())
+SUITES = sorted({table["suite"] for table in PROJECT["tables"].values()})
+REAL = [name for name, spec in PROJECT["datasets"].items() if spec["kind"] == "real"]
+RUNS_A_MODEL = re.compile(r"^exec (paragen|torchrun .* -m paragen\.cli) (train|decode) ")
+"""The commands that load a model and run it: what a GPU is for (system_* rows compute outputs without one)."""
+
+
+def project(suites, scale="default", **changes):
+    """params.yaml with these suites on and every real dataset switched on."""
+    raw = {**PROJECT, "suites": suites, "scale": scale, "data": REAL}
+    for dotted, value in changes.items():
+        section, name, key = dotted.split(".")
+        raw[section] = {**raw[section], name: {**raw[section][name], key: value}}
+    return parse_config(raw)
+
+
+@pytest.mark.parametrize("scale", ["default", "paper"])
+def test_models_train_and_decode_on_gpus_and_nothing_else_asks_for_one(scale):
+    all_stages = stages(project(SUITES, scale))
+    for stage in all_stages:
+        if RUNS_A_MODEL.match(stage.cmd):
+            assert stage.resources.gpus >= 1, stage.name
+        else:
+            assert stage.resources.gpus == 0, stage.name
+        assert stage.resources.mem_mb > 0 and stage.resources.runtime > 0, stage.name
+
+
+def test_every_suite_trains_on_gpus():
+    """The test above is not vacuous: every suite's trained rows train and decode on GPUs."""
+    on_gpu = {s.name for s in stages(project(SUITES)) if s.resources.gpus}
+    for suite in SUITES:
+        rows = {row for table in PROJECT["tables"].values() if table["suite"] == suite
+                for row in [*table.get("rows", {}).values(), *(e for c in table.get("grid", {}).values()
+                                                                 for e in c.values())]
+                if row in PROJECT["experiments"] and not row.startswith("synp_")}
+        assert rows, suite
+        expected = set()
+        for row in rows:
+            splits = PROJECT["datasets"][PROJECT["experiments"][row]["dataset"]].get("test_splits")
+            expected |= {f"train_{row}"} | ({f"decode_{row}_{split}" for split in splits} if splits
+                                             else {f"decode_{row}"})  # one decode stage per test split
+        assert expected <= on_gpu, suite
+
+
+def test_synthetic_small_request_worked_by_hand():
+    """syn_encdec: 20 rules x 200 instances, half to train less 10 % validation = 1,800 pairs, 25 epochs.
+    Per target token: bi-GRU encoder 2*3*128*(64+128) = 147,456, GRU decoder reading [e; c; s] =
+    3*128*(64+256+128) = 172,032, output 204*128 = 26,112 multiply-adds (345,600); 1/7000 s per token plus
+    6*345,600/20e12 s. Wall time: 10 + 2*25*1800*25*(1/7000 + 1.0368e-7)/60 = 15.4 -> 20 minutes. Memory:
+    4000 + 1800*4000/1e6 (7) + (345,600 + 2*204*64)*16/1e6 (5) = 4012 -> 5000 MB."""
+    by_name = {s.name: s for s in stages(project(["synthetic"]))}
+    assert by_name["train_syn_encdec"].resources == Resources(gpus=1, mem_mb=5000, runtime=20)
+    # decoding: 2,000 test sentences at 30 a second (beam 10, max length 80), doubled: 10 + 2.2 -> 20 minutes
+    assert by_name["decode_syn_encdec"].resources == Resources(gpus=1, mem_mb=5000, runtime=20)
+    assert by_name["score_syn_encdec"].resources == Resources(gpus=0, mem_mb=2000, runtime=30)
+
+
+def test_requests_grow_with_the_work():
+    def train(config, experiment):
+        return next(s.resources for s in stages(config) if s.name == f"train_{experiment}")
+
+    default, paper = project(["synthetic"]), project(["synthetic"], "paper")
+    assert train(paper, "synp_copynet").runtime > train(default, "syn_copynet").runtime  # 10x the data, 40 epochs
+    longer = project(["synthetic"], **{"training.synthetic_small.max_epochs": 100})
+    assert train(longer, "syn_copynet").runtime > train(default, "syn_copynet").runtime
+    wider = project(["synthetic"], "paper", **{"models.copynet_paper.hidden_size": 4096})
+    assert train(wider, "synp_copynet").runtime > train(paper, "synp_copynet").runtime
+    assert train(wider, "synp_copynet").mem_mb > train(paper, "synp_copynet").mem_mb
+    everything = project(SUITES)
+    lcsts, turk_mini = train(everything, "lcsts_wean"), train(everything, "mini_wean")  # 2.4 M pairs vs 32,400
+    assert lcsts.runtime > 10 * turk_mini.runtime and lcsts.mem_mb > turk_mini.mem_mb
+    data = {s.name: s.resources for s in stages(everything)}
+    assert data["segment_gigaword"].runtime > data["segment_turk_mini"].runtime
+    assert data["segment_gigaword"].mem_mb > data["segment_turk_mini"].mem_mb
+
+
+def test_gpus_per_experiment_is_validated():
+    assert project(["synthetic"]).experiments["syn_wean"].gpus == 1
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(ConfigError, match=r"experiments\.syn_wean\.gpus"):
+            project(["synthetic"], **{"experiments.syn_wean.gpus": bad})
+
+
+def test_several_gpus_start_training_under_torchrun():
+    from torch.distributed.run import get_args_parser
+
+    config = project(["synthetic"], **{"experiments.syn_wean.gpus": 4, "training.synthetic_small.threads": 2})
+    by_name = {s.name: s for s in stages(config)}
+    train = by_name["train_syn_wean"]
+    assert train.cmd == ("exec torchrun --standalone --nproc-per-node 4 -m paragen.cli train --params params.yaml "
+                         "--experiment syn_wean --die-with-parent")
+    assert train.resources.gpus == 4 and train.threads == 8  # 4 workers of 2 threads each
+    assert by_name["decode_syn_wean"].resources.gpus == 1  # beam search runs on one device
+    assert by_name["train_syn_copynet"].cmd.startswith("exec paragen train ")  # one GPU: no torchrun
+
+    # torchrun reads the command as meant: 4 local workers, each running `python -m paragen.cli train ...`
+    args = get_args_parser().parse_args(train.cmd.split()[2:])
+    assert (args.standalone, args.nproc_per_node, args.module, args.training_script) == (True, "4", True,
+                                                                                        "paragen.cli")
+    assert args.training_script_args == ["train", "--params", "params.yaml", "--experiment", "syn_wean",
+                                         "--die-with-parent"]
+    help_text = subprocess.run([sys.executable, "-m", "paragen.cli", "train", "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "--die-with-parent" in help_text and "--experiment" in help_text
+
+
+def snakemake_jobs(directory) -> dict[str, tuple[dict[str, str], str]]:
+    """rule -> (its resources, its shell command) as a forced dry run of the real Snakefile prints them."""
+    result = subprocess.run(["snakemake", "--dry-run", "--forceall", "--printshellcmds", "--cores", "1"],
+                            cwd=directory, capture_output=True, text=True, check=True)
+    found = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", result.stdout):
+        header = re.match(r"(?:local)?rule (\w+):", block)
+        line = re.search(r"^    resources: (.*)$", block, flags=re.M)
+        if header and line and header.group(1) != "all":  # the target rule runs nothing
+            command = re.search(r"^Shell command: (.*)$", block, flags=re.M)
+            found[header.group(1)] = (dict(item.split("=", 1) for item in line.group(1).split(", ")),
+                                      command.group(1).strip())
+    return found
+
+
+def test_snakemake_rules_carry_the_requests(workflow_dir):
+    raw = yaml.safe_load(TINY_PARAMS.read_text())
+    raw["experiments"]["t_wean"]["gpus"] = 2
+    (workflow_dir / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    found = snakemake_jobs(workflow_dir)
+    expected = {s.name: s for s in stages(parse_config(raw))}
+    assert found.keys() == expected.keys()
+    assert found["train_t_wean"][1] == ("exec torchrun --standalone --nproc-per-node 2 -m paragen.cli train "
+                                        "--params params.yaml --experiment t_wean --die-with-parent")
+    for name, (resources, _) in found.items():
+        assert int(resources["gpu"]) == (2 if name == "train_t_wean" else 1 if name.startswith(("train_", "decode_"))
+                                         else 0), name
+        assert (int(resources["mem_mb"]), int(resources["runtime"])) == (expected[name].resources.mem_mb,
+                                                                        expected[name].resources.runtime), name
+
+
+def test_one_job_for_the_whole_dag_sums_wall_times_and_takes_the_largest_request(capsys):
+    from paragen.resources import main, serial
+
+    assert serial([Resources(0, 2000, 30), Resources(2, 9000, 100), Resources(1, 5000, 20)]) == \
+        Resources(gpus=2, mem_mb=9000, runtime=150)
+    with pytest.raises(ValueError):
+        serial([])
+    # tiny: generate, vocab, 3 x score, report, index at 30 min / 2000 MB; 3 x (train + decode) at 20 min /
+    # 4000 MB (the base: 24 training pairs and a few thousand parameters add less than 1 MB; 10 min start-up
+    # plus seconds of work rounds up to 20)
+    assert main(["--params", str(TINY_PARAMS)]) == 0
+    assert capsys.readouterr().out.strip() == f"--mem=4000 --time={7 * 30 + 6 * 20} --gpus=1"
