@@ -22,8 +22,9 @@ import yaml
 
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig, rules_used
 from paragen.data.synthetic import SPLITS
-from paragen.report_items import (ReportItem, aligned_pairs_items, analysis_items, copy_heatmap_item, datasets_items,
-                                  sweep_items, table_items, training_panels_item, valid_curves_item)
+from paragen.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
+                                  datasets_items, oddgen_item, sweep_items, table_items, training_panels_item,
+                                  valid_curves_item)
 from paragen.resources import CPU_STAGE, FETCH_STAGE, Resources, data_resources, decode_resources, train_resources
 
 PARAMS_FILE = "params.yaml"
@@ -403,11 +404,11 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         resources=train_resources(config, exp),
     )]
     splits = config.test_splits(spec.dataset)
+    several = splits != ["test"]  # one decode stage per test split, named and called by its split
     for split in splits:
         decode_outs = (hyp_path(exp, split), nbest_path(exp, split))
         if traced:
             decode_outs += (copy_trace_path(exp),)
-        several = splits != ["test"]  # one decode stage per test split, named and called by its split
         stages_.append(Stage(
             name=f"decode_{exp}" + (f"_{split}" if several else ""), step="decode",
             cmd=_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
@@ -561,7 +562,10 @@ def table_report_items(config: ParagenConfig, table_name: str, table: TableConfi
 
     paper = PaperTable.load(table.paper)
     items = table_items(table, table_outputs(table_name), paper.metric, f"{paper.paper}, {paper.table}")
-    items += analysis_items(table, analysis_figures(config, table_name, table))
+    if heatmap_experiments(config, table):
+        items += (alignment_heatmap_item(table, heatmap_path(table_name)),)
+    if oddgen_drawn(config, table):
+        items += (oddgen_item(table, oddgen_figure_path(table_name)),)
     if pairs_experiment(config, table):
         items += aligned_pairs_items(table, aligned_pairs_outputs(table_name))
     if not trained:
@@ -604,12 +608,15 @@ def oddgen_figure_path(table: str) -> str:
     return f"results/figures/{table}_oddgen.png"
 
 
+def oddgen_drawn(config: ParagenConfig, table: TableConfig) -> bool:
+    """Whether the table's odd-generation figure (004 Figure 2) is drawn: it has one and all its rows can run."""
+    return table.oddgen_figure is not None and all(config.runnable(table.rows[r]) for r in table.oddgen_figure.rows)
+
+
 def analysis_figures(config: ParagenConfig, table_name: str, table: TableConfig) -> tuple[str, ...]:
     """004's Figure 4 (heat maps) and Figure 2 (odd generation) of a table, when the rows they draw can run."""
-    paths = (heatmap_path(table_name),) if heatmap_experiments(config, table) else ()
-    if table.oddgen_figure is not None and all(config.runnable(table.rows[r]) for r in table.oddgen_figure.rows):
-        paths += (oddgen_figure_path(table_name),)
-    return paths
+    return (((heatmap_path(table_name),) if heatmap_experiments(config, table) else ())
+            + ((oddgen_figure_path(table_name),) if oddgen_drawn(config, table) else ()))
 
 
 def embeddings_path(experiment: str) -> str:

@@ -102,23 +102,23 @@ def datasets_items(paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
         "counts; splits not prepared say why.")) for path in paths)
 
 
-def analysis_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
-    """004's analysis figures of a table: Figure 4's heat maps and Figure 2's odd-generation counts."""
-    items = []
-    for path in paths:
-        if path.endswith("_alignment_heatmap.png") and table.alignment_figure is not None:
-            figure = table.alignment_figure
-            text = (f"Heat maps in the manner of 004 Figure 4: the attention of {figure.attention} beside the "
-                    f"source-side prediction q_j of {figure.source_prediction}, source tokens against target tokens, "
-                    f"for lines {', '.join(map(str, figure.sentences))} of the {figure.split} split.")
-        elif table.oddgen_figure is not None:
-            figure = table.oddgen_figure
-            text = (f"Odd generation in the manner of 004 Figure 2: per row ({', '.join(figure.rows)}), the "
-                    f"{figure.split} sentences with a repeated token and those shorter than the gold headline.")
-        else:
-            raise ValueError(f"{path}: no figure of table {table.title!r} draws this file")
-        items.append(ReportItem(path, study_category(table), table.title, f"{_sentence(table.title)} {text}"))
-    return tuple(items)
+def alignment_heatmap_item(table: TableConfig, path: str) -> ReportItem:
+    """004 Figure 4's heat maps of a table (:attr:`TableConfig.alignment_figure`)."""
+    figure = table.alignment_figure
+    assert figure is not None, "only a table with an alignment_figure draws heat maps"
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Heat maps in the manner of 004 Figure 4: the attention of {figure.attention} "
+        f"beside the source-side prediction q_j of {figure.source_prediction}, source tokens against target tokens, "
+        f"for lines {', '.join(map(str, figure.sentences))} of the {figure.split} split."))
+
+
+def oddgen_item(table: TableConfig, path: str) -> ReportItem:
+    """004 Figure 2's odd-generation counts of a table (:attr:`TableConfig.oddgen_figure`)."""
+    figure = table.oddgen_figure
+    assert figure is not None, "only a table with an oddgen_figure draws odd-generation counts"
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Odd generation in the manner of 004 Figure 2: per row ({', '.join(figure.rows)}), "
+        f"the {figure.split} sentences with a repeated token and those shorter than the gold headline."))
 
 
 def aligned_pairs_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:

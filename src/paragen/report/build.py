@@ -207,9 +207,9 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
                                  f"{config.dataset_of(exp)})")
     analysis = pipeline.analysis_figures(config, table_name, spec)
-    if pipeline.heatmap_path(table_name) in analysis:
+    if pipeline.heatmap_experiments(config, spec):
         plot_heatmaps(config, table_name, spec)
-    if pipeline.oddgen_figure_path(table_name) in analysis:
+    if pipeline.oddgen_drawn(config, spec):
         plot_oddgen(config, table_name, spec)
     if pipeline.pairs_experiment(config, spec):
         from paragen.report.aligned_pairs import write_aligned_pairs_table
