@@ -28,6 +28,8 @@ from paragen.runlock import RunLockedError, die_with_parent
 if TYPE_CHECKING:
     import torch
 
+    from paragen.vocabulary import Vocabulary
+
 log = logging.getLogger("paragen")
 
 
@@ -153,25 +155,34 @@ def _train(args: argparse.Namespace, device: torch.device) -> None:
              state.best_epoch, state.epoch)
 
 
+def _trained_model(config: ParagenConfig, experiment: str, device: torch.device) -> tuple[torch.nn.Module, Vocabulary]:
+    """An experiment's published model (``best.pt``) and the vocabulary it reads and writes: the dataset's, plus
+    ``<tpad>`` for an SPM model (:func:`paragen.models.vocabulary_for`), so decoding and alignment agree."""
+    from paragen.models import vocabulary_for
+    from paragen.training import load_model
+    from paragen.vocabulary import Vocabulary
+
+    spec = config.experiments[experiment]
+    model, _ = load_model(Path(pipeline.run_dir(experiment)) / "best.pt", device)
+    vocab = Vocabulary.load(pipeline.experiment_data(config, experiment).vocab)
+    return model, vocabulary_for(config.models[spec.model], vocab)
+
+
 def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
     from paragen.decoding import copy_examples, translate
-    from paragen.models import vocabulary_for
-    from paragen.training import load_model, pick_device
-    from paragen.vocabulary import Vocabulary
+    from paragen.training import pick_device
 
     config = _config(args)
     spec = _experiment(config, args.experiment)
     decoding = config.decoding[spec.decoding]
     device = pick_device(args.device)
-    run = Path(pipeline.run_dir(args.experiment))
     data = pipeline.experiment_data(config, args.experiment)
-    model, _ = load_model(run / "best.pt", device)
-    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
     if args.split not in config.test_splits(spec.dataset):
         raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
                           f"{config.test_splits(spec.dataset)}")
+    model, vocab = _trained_model(config, args.experiment, device)
     sources = [line.split() for line in read_lines(Path(data.directory) / f"{args.split}.src")]
     if args.die_with_parent:
         die_with_parent()
@@ -197,9 +208,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
 def cmd_align(args: argparse.Namespace) -> None:
     from paragen.align import align_corpus, check_lines, read_gold
     from paragen.metrics.aligned_pairs import sample_indices
-    from paragen.models import vocabulary_for
-    from paragen.training import load_model, pick_device
-    from paragen.vocabulary import Vocabulary
+    from paragen.training import pick_device
 
     if args.out and not args.gold:
         raise ConfigError("--out writes alignment accuracy, which needs the gold links: give --gold FILE")
@@ -209,15 +218,14 @@ def cmd_align(args: argparse.Namespace) -> None:
         raise ConfigError("nothing to write: give --out (accuracy, with --gold), --sentences with --matrices, "
                           "or --pairs")
     config = _config(args)
-    spec = _experiment(config, args.experiment)
+    _experiment(config, args.experiment)  # an unknown experiment stops here, naming the known ones
     data = pipeline.experiment_data(config, args.experiment)
     corpus = read_split(data.directory, args.split)
     split_name = f"{data.directory}/{args.split}.src"
     gold = read_gold(args.gold, corpus, split_name) if args.gold else None
     lines = check_lines(args.sentences or [], len(corpus), split_name)
     device = pick_device(args.device)
-    model, _ = load_model(Path(pipeline.run_dir(args.experiment)) / "best.pt", device)
-    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(data.vocab))
+    model, vocab = _trained_model(config, args.experiment, device)
     indices = sample_indices(len(corpus), args.sample, args.seed) if args.pairs else None
     output = align_corpus(model, vocab, corpus, gold, lines, indices, device)
     accuracy, examples = output.accuracy, output.examples
