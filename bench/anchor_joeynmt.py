@@ -55,13 +55,14 @@ EMBEDDING, HIDDEN, BATCH, LEARNING_RATE, CLIP, DROPOUT = 150, 300, 64, 1e-3, 5.0
 
 def generate_reverse_task(folder: Path, train_pairs: int, valid_pairs: int, symbols: int = 1000,
                           max_length: int = 25, seed: int = 42) -> None:
-    """``train.{src,trg}`` and ``dev.{src,trg}``: random symbol sequences and their reversal."""
+    """``train.{src,tgt}`` and ``dev.{src,tgt}``: random symbol sequences and their reversal (paragen's file
+    names, which JoeyNMT reads as the languages ``src`` and ``tgt``)."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     for split, count in (("train", train_pairs), ("dev", valid_pairs)):
         sources = [[str(rng.randrange(symbols)) for _ in range(rng.randint(1, max_length))] for _ in range(count)]
         (folder / f"{split}.src").write_text("".join(" ".join(s) + "\n" for s in sources), encoding="utf-8")
-        (folder / f"{split}.trg").write_text("".join(" ".join(reversed(s)) + "\n" for s in sources),
+        (folder / f"{split}.tgt").write_text("".join(" ".join(reversed(s)) + "\n" for s in sources),
                                              encoding="utf-8")
 
 
@@ -81,7 +82,7 @@ data:
         lang: src
 {side}
     trg:
-        lang: trg
+        lang: tgt
 {side}
 testing:
     beam_size: 1
@@ -190,21 +191,13 @@ def run_joeynmt(python: Path, env: dict[str, str], data: Path, workdir: Path, ar
     return joeynmt_rate(log, args.epochs)
 
 
-def read_pairs(data: Path, split: str):
-    from paragen.data.corpus import ParallelCorpus
-
-    def lines(path: Path) -> list[list[str]]:
-        return [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
-
-    return ParallelCorpus(lines(data / f"{split}.src"), lines(data / f"{split}.trg"))
-
-
 def run_paragen(data: Path, workdir: Path, args: argparse.Namespace) -> float:
     from paragen.config import ModelConfig, TrainingConfig
+    from paragen.data.corpus import read_split
     from paragen.training import train
     from paragen.vocabulary import Vocabulary
 
-    train_data, valid_data = read_pairs(data, "train"), read_pairs(data, "dev")
+    train_data, valid_data = read_split(data, "train"), read_split(data, "dev")
     vocab = Vocabulary.build([train_data.sources, train_data.targets])
     model = ModelConfig(architecture="rnnsearch", embedding_size=EMBEDDING, hidden_size=HIDDEN, cell="gru",
                         attention="general", input_feeding="attentional", decoder_init="bridge", dropout=DROPOUT)
