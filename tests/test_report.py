@@ -44,10 +44,10 @@ def _log(scores: list[float]) -> list[dict[str, float]]:
     return [{"epoch": float(i), "valid_metric": s} for i, s in enumerate(scores, start=1)]
 
 
-def _training(max_epochs: int, patience: int):
+def _training(max_epochs: int, patience: int, min_epochs: int = 0):
     from paragen.config import TrainingConfig
 
-    return TrainingConfig(max_epochs=max_epochs, patience=patience)
+    return TrainingConfig(max_epochs=max_epochs, patience=patience, min_epochs=min_epochs)
 
 
 def test_training_outcome_tells_early_stopping_from_the_epoch_cap():
@@ -65,6 +65,24 @@ def test_training_outcome_tells_early_stopping_from_the_epoch_cap():
     assert early.describe() == "best epoch 2 of 5 run; stopped early (3 epochs without a validation gain)"
     both = training_outcome(_log([1, 9, 3, 3]), _training(4, 2))  # patience runs out on the last allowed epoch
     assert (both.epochs_run, both.hit_cap) == (4, False)
+
+
+def test_min_epochs_keeps_a_run_whose_metric_is_still_flat_at_zero():
+    """The SPM stand-in runs' case: validation ROUGE-2 0, 0, 0, ... then a rise. Patience 3 alone stops at
+    epoch 4 (first 0 is the best, three ties after it); min_epochs 6 lets it reach the rise at epoch 6, and
+    the rule still stops 3 epochs after the best once past the floor."""
+    from paragen.stopping_rule import replayed_stop, training_outcome
+
+    flat_then_rise = _log([0, 0, 0, 0, 0, 40, 41, 41, 41, 41, 41, 41])
+    assert replayed_stop(flat_then_rise, _training(12, 3)) == 4
+    floored = training_outcome(flat_then_rise, _training(12, 3, min_epochs=6))
+    assert (floored.best_epoch, floored.epochs_run, floored.hit_cap) == (7, 10, False)
+    assert floored.describe() == ("best epoch 7 of 10 run; stopped early (3 epochs without a validation gain; "
+                                  "no early stop before epoch 6)")
+    late = training_outcome(_log([5, 0, 0, 0, 0, 0, 0]), _training(12, 3, min_epochs=6))  # 5 bad epochs by 6
+    assert (late.best_epoch, late.epochs_run) == (1, 6)
+    assert late.describe().endswith("stopped early (5 epochs without a validation gain; no early stop before "
+                                    "epoch 6)")
 
 
 def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
@@ -177,3 +195,8 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
     assert "Row 1 2.0 min; Row 2 3.0 min, resumed at epoch 3." in text
     assert "Old" not in text  # a run without session records is left out, not guessed
     assert describe_hardware({"Old": old}) == ""
+
+
+def test_a_floor_above_the_cap_is_refused():
+    with pytest.raises(ValueError, match=r"min_epochs \(9\) must not exceed max_epochs \(8\)"):
+        _training(8, 3, min_epochs=9)

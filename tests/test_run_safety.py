@@ -123,7 +123,7 @@ def test_a_trainer_dies_with_the_engine_that_started_it(tmp_path):
 def test_a_lower_epoch_limit_on_resume_is_refused_not_ignored(tmp_path, tiny_config):
     data = _data(tmp_path, tiny_config)
     _train(tmp_path / "run", data, _training(max_epochs=3))
-    with pytest.raises(TrainingError, match="already trained 3 epochs, but max_epochs 2 / patience 10 stop at "
+    with pytest.raises(TrainingError, match="already trained 3 epochs, but max_epochs 2 / patience 10 / min_epochs 0 stop at "
                                             "epoch 2"):
         _train(tmp_path / "run", data, _training(max_epochs=2))
     assert _train(tmp_path / "run", data, _training(max_epochs=3)).epoch == 3  # the same rule republishes

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, Mapping
 
 import yaml
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, NonNegativeInt, ValidationError,
+                      model_validator)
 
 from paragen.data.corpus import MAX_LINE_CHARS
 
@@ -352,6 +353,9 @@ class TrainingConfig(_Strict):
     batch_size: PositiveInt = 64
     max_epochs: PositiveInt = 20
     patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")
+    min_epochs: NonNegativeInt = Field(
+        0, description="no early stop before this epoch: a model whose validation metric is still flat at its "
+        "floor (e.g. ROUGE-2 0 before it emits any right bigram) has not plateaued, it has not started")
     clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
     valid_metric: Literal["exact_match", "bleu", "sari", "rouge2", "neg_loss"] = Field(
         "exact_match", description="model selection on the validation set (greedy decoding); never the test set")
@@ -363,6 +367,12 @@ class TrainingConfig(_Strict):
     seed: int = 1
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     amp: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU)")
+
+    @model_validator(mode="after")
+    def _floor_within_cap(self) -> TrainingConfig:
+        if self.min_epochs > self.max_epochs:
+            raise ValueError(f"min_epochs ({self.min_epochs}) must not exceed max_epochs ({self.max_epochs})")
+        return self
 
 
 class DecodingConfig(_Strict):

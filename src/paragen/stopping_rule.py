@@ -30,8 +30,10 @@ class TrainState:
     sessions: list[dict[str, Any]] = field(default_factory=list)
 
     def stopped(self, training: TrainingConfig) -> bool:
-        """The stopping rule: ``patience`` epochs without a validation gain, or ``max_epochs`` reached."""
-        return self.bad_epochs >= training.patience or self.epoch >= training.max_epochs
+        """The stopping rule: ``patience`` epochs without a validation gain (counted only from ``min_epochs``
+        on), or ``max_epochs`` reached."""
+        early = self.bad_epochs >= training.patience and self.epoch >= training.min_epochs
+        return early or self.epoch >= training.max_epochs
 
     def record(self, epoch: int, metric: float) -> bool:
         """Account one epoch's validation score; True when it is the best so far."""
@@ -65,6 +67,7 @@ class TrainingOutcome:
     epochs_run: int
     max_epochs: int
     patience: int
+    min_epochs: int = 0
 
     @property
     def hit_cap(self) -> bool:
@@ -77,10 +80,12 @@ class TrainingOutcome:
             how = "while still improving" if since == 0 else \
                 f"{since} epoch(s) after its best, before early stopping (patience {self.patience})"
             return text + f"hit the {self.max_epochs}-epoch cap {how}: possibly under-trained"
-        return text + f"stopped early ({self.patience} epochs without a validation gain)"
+        floor = f"; no early stop before epoch {self.min_epochs}" if self.min_epochs else ""
+        return text + f"stopped early ({self.epochs_run - self.best_epoch} epochs without a validation gain{floor})"
 
 
 def training_outcome(log_rows: list[dict[str, float]], training: TrainingConfig) -> TrainingOutcome:
     """Best epoch, epochs run and how the run stopped, replayed from its logged validation scores."""
     replay = _replay(log_rows, training)
-    return TrainingOutcome(replay.best_epoch, replay.epoch, training.max_epochs, training.patience)
+    return TrainingOutcome(replay.best_epoch, replay.epoch, training.max_epochs, training.patience,
+                           training.min_epochs)

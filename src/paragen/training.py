@@ -117,7 +117,7 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
     training processes is a part (when above one): each has its own dropout stream and RNG state, so
     another number cannot continue the same trajectory.
     """
-    trajectory = training.model_dump(exclude={"max_epochs", "patience", "threads", "log_metrics"},
+    trajectory = training.model_dump(exclude={"max_epochs", "patience", "min_epochs", "threads", "log_metrics"},
                                      exclude_defaults=True)
     digest = {
         "model and training settings": config_digest(model_config.model_dump(exclude_defaults=True), trajectory),
@@ -209,7 +209,7 @@ def check_stopping_rule(state: TrainState, training: TrainingConfig, resume_dir:
     if stop < state.epoch:
         raise TrainingError(
             f"{resume_dir.parent}: already trained {state.epoch} epochs, but max_epochs {training.max_epochs} / "
-            f"patience {training.patience} stop at epoch {stop}, and the weights of epoch {stop} were not kept. "
+            f"patience {training.patience} / min_epochs {training.min_epochs} stop at epoch {stop}, and the weights of epoch {stop} were not kept. "
             f"Set them back so that training runs at least {state.epoch} epochs, or delete {resume_dir} to train "
             f"from scratch with the new rule")
 
