@@ -126,8 +126,33 @@ def test_snakemake_reruns_only_what_a_changed_hyperparameter_touches(snakemake_t
     finally:
         params.write_text(original)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", planned, flags=re.M))
-    assert jobs == {"train_t_copynet", "decode_t_copynet", "score_t_copynet", "report_copynet_synthetic",
-                    "index", "all"}
+    assert jobs == {"train_t_copynet", "decode_t_copynet", "score_t_copynet", "compare_t_copynet_vs_t_encdec",
+                    "report_copynet_synthetic", "index", "all"}
+
+
+def test_more_seeds_train_only_the_new_replicas_and_cells_become_mean_and_sd(workflow_dir):
+    """One seed, then `--config seeds=2`: seed 1's runs are reused (only the seed-2 replicas train), each cell is
+    the mean of the two seeds with the per-seed values in the CSV, and the bootstrap test runs per seed."""
+    run(["snakemake", "--cores", "2"], workflow_dir)
+    single = {(r["row"], r["column"]): r["reproduced"]
+              for r in csv.DictReader(open(workflow_dir / "results/tables/copynet_synthetic.csv"))}
+    planned = run(["snakemake", "--cores", "2", "--dry-run", "--config", "seeds=2"], workflow_dir).stdout
+    jobs = set(re.findall(r"^(?:local)?rule (\w+):", planned, flags=re.M))
+    assert {j for j in jobs if j.startswith("train_")} == {"train_t_encdec_seed2", "train_t_copynet_seed2",
+                                                            "train_t_wean_seed2"}
+    run(["snakemake", "--cores", "2", "--config", "seeds=2"], workflow_dir)
+    rows = list(csv.DictReader(open(workflow_dir / "results/tables/copynet_synthetic.csv")))
+    assert len(rows) == 15
+    for row in rows:
+        first, second = (float(v) for v in row["per_seed"].split(";"))
+        assert row["seeds"] == "1;2" and f"{first:.2f}" == single[(row["row"], row["column"])]
+        assert float(row["reproduced"]) == pytest.approx((first + second) / 2, abs=0.006)
+        assert float(row["sd"]) == pytest.approx(abs(first - second) / 2 ** 0.5, abs=0.006)
+        assert len(row["best_epoch"].split(";")) == 2
+    table = (workflow_dir / "results/tables/copynet_synthetic.md").read_text()
+    assert " ± " in table and "- CopyNet (seed 2): best epoch" in table
+    assert re.search(r"CopyNet vs Enc-Dec \(200 resamples .*\(seed 1\); .*\(seed 2\)\.", table)
+    assert (workflow_dir / "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json").exists()
 
 
 def test_dvc_repro_runs_everything_then_nothing_then_only_what_changed(workflow_dir):

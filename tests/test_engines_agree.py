@@ -57,11 +57,12 @@ def _with_headline_suites(path) -> str:
         "\nsuites: [synthetic]\n", "\nsuites: [headline_synthetic, headline]\n")
 
 
-@pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), (ROOT / "params.yaml").read_text(),
+@pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), TINY_PARAMS.read_text() + "seeds: 2\n",
+                                         (ROOT / "params.yaml").read_text(),
                                          _with_real_data(ROOT / "params.yaml"),
                                          _with_real_experiments(ROOT / "params.yaml"),
                                          _with_headline_suites(ROOT / "params.yaml")],
-                         ids=["tiny", "project", "project-with-real-data", "project-with-real-experiments",
+                         ids=["tiny", "tiny-two-seeds", "project", "project-with-real-data", "project-with-real-experiments",
                               "project-with-headline-suites"])
 def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     (workflow_dir / "params.yaml").write_text(params_text)

@@ -92,8 +92,8 @@ def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
     copynet = _metrics(tmp_path / "c.json", {"x->0": 90.0, "x->x": 95.0, "x->xx": 50.0, "xy->x": 70.0,
                                              "xy->xy": 80.0})
     table = fill_table("t", "Title", "Caption.", paper, {"CopyNet": copynet, "Enc-Dec": copynet})
-    table.training["CopyNet"] = training_outcome(_log([1, 2, 3]), _training(3, 2))
-    table.training["Enc-Dec"] = training_outcome(_log([5, 1, 1]), _training(9, 2))
+    table.training["CopyNet"] = [(None, training_outcome(_log([1, 2, 3]), _training(3, 2)))]
+    table.training["Enc-Dec"] = [(None, training_outcome(_log([5, 1, 1]), _training(9, 2)))]
     md = to_markdown(table)
     assert "- CopyNet: best epoch 3 of 3 run; hit the 3-epoch cap while still improving: possibly under-trained" in md
     assert "- Enc-Dec: best epoch 1 of 3 run; stopped early (2 epochs without a validation gain)" in md

@@ -158,8 +158,8 @@ def test_one_job_for_the_whole_dag_sums_wall_times_and_takes_the_largest_request
         Resources(gpus=2, mem_mb=9000, runtime=150)
     with pytest.raises(ValueError):
         serial([])
-    # tiny: generate, vocab, 3 x score, report, index at 30 min / 2000 MB; 3 x (train + decode) at 20 min /
+    # tiny: generate, vocab, 3 x score, compare, report, index at 30 min / 2000 MB; 3 x (train + decode) at 20 min /
     # 4000 MB (the base: 24 training pairs and a few thousand parameters add less than 1 MB; 10 min start-up
     # plus seconds of work rounds up to 20)
     assert main(["--params", str(TINY_PARAMS)]) == 0
-    assert capsys.readouterr().out.strip() == f"--mem=4000 --time={7 * 30 + 6 * 20} --gpus=1"
+    assert capsys.readouterr().out.strip() == f"--mem=4000 --time={8 * 30 + 6 * 20} --gpus=1"

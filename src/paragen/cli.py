@@ -24,6 +24,7 @@ from paragen.data.registry import default_mirror
 from paragen.dvc_record import DvcRecordError
 from paragen.metrics.rouge_perl import PerlRougeError
 from paragen.runlock import RunLockedError, die_with_parent
+from paragen.seeds import with_replica
 
 if TYPE_CHECKING:
     import torch
@@ -43,9 +44,14 @@ def _config(args: argparse.Namespace) -> ParagenConfig:
             overrides[key] = [item for item in value.split(",") if item]
     if getattr(args, "scale", None) is not None:
         overrides["scale"] = args.scale
+    if getattr(args, "seeds", None) is not None:
+        overrides["seeds"] = args.seeds
     if overrides:
         given = ", ".join(f"--{k}" for k in overrides)
         config = parse_config({**config.model_dump(exclude_unset=True), **overrides}, f"{args.params} with {given}")
+    for key in ("experiment", "baseline"):  # a seed replica's name is known whatever `seeds` params.yaml holds
+        if getattr(args, key, None):
+            config = with_replica(config, getattr(args, key))
     return config
 
 
@@ -91,7 +97,7 @@ def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None
     from paragen.validation import make_validator, reference_sets
 
     spec = config.experiments[experiment]
-    metric = metric or config.training[spec.training].valid_metric
+    metric = metric or config.training_of(experiment).valid_metric
     dataset = config.datasets[spec.dataset]
     if isinstance(dataset, HeadlineSyntheticDataset) and metric == "rouge2":  # its words, not characters
         return make_validator(metric, valid, rouge_unit=dataset.evaluation.rouge_unit)
@@ -143,12 +149,12 @@ def _train(args: argparse.Namespace, device: torch.device) -> None:
     vocab = Vocabulary.load(data.vocab)
     tables, rule_files = _rule_tables(config, args.experiment, vocab)
     state = train(
-        model_config=config.models[spec.model], training=config.training[spec.training],
+        model_config=config.models[spec.model], training=config.training_of(args.experiment),
         train_data=read_split(data.directory, "train"), valid_data=valid,
         vocab=vocab, run_dir=pipeline.run_dir(args.experiment), rule_tables=tables, rule_files=rule_files,
         device=device, progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
-        monitors={m: _validator(config, args.experiment, valid, m) for m in config.training[spec.training].log_metrics},
+        monitors={m: _validator(config, args.experiment, valid, m) for m in config.training_of(args.experiment).log_metrics},
         extra_inputs=reference_files(data.directory, "valid") if data.real else (),
     )
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
@@ -266,6 +272,21 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             shown = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()) \
                 if isinstance(value, dict) else f"{value:.2f}"
             print(f"{args.experiment}{f' {split}' if split else ''} {metric}: {shown}")
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from paragen.comparison import compare_experiments
+    from paragen.report.comparisons import METRIC_NAMES, p_text
+
+    config = _config(args)
+    _experiment(config, args.experiment)
+    _experiment(config, args.baseline)
+    result = compare_experiments(config, args.experiment, args.baseline, args.metric, args.samples)
+    write_json(args.out, result)
+    for split, test in result["splits"].items():
+        print(f"{args.experiment} vs {args.baseline}, {METRIC_NAMES[test['on']]} on {split}: {test['score_b']:.2f} vs "
+              f"{test['score_a']:.2f} ({test['delta']:+.2f}), {p_text(test['p_value'], test['samples'])} "
+              f"({test['samples']} paired resamples)")
 
 
 def cmd_system(args: argparse.Namespace) -> None:
@@ -556,6 +577,14 @@ def _parser() -> argparse.ArgumentParser:
     p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "
                    "system under systems: (an unknown name lists the valid experiments)")
+    p = add("compare", cmd_compare, "paired bootstrap test of one experiment's test outputs against another's (a "
+            "paper's headline comparison), on every test split, scored as its table scores them")
+    p.add_argument("--experiment", required=True, help="the experiment tested (e.g. the paper's model)")
+    p.add_argument("--baseline", required=True, help="the experiment it is compared with")
+    p.add_argument("--metric", required=True, choices=["exact", "bleu", "sari", "rouge"],
+                   help="what is resampled (rouge: ROUGE-2); must be one the dataset is scored with")
+    p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--out", type=output_file, required=True, help="the result as JSON")
     p = add("system", cmd_system, "compute the test output of a row that needs no training (identity, skip, "
             "paraphrase, oracle: 003 Table 1) into runs/NAME/test.hyp")
     p.add_argument("--name", required=True, help="a system name under params.yaml's systems: (an unknown name lists "
@@ -612,6 +641,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--table", required=True,
                    help="a table name under params.yaml's tables: (an unknown name lists the valid ones)")
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
+    p.add_argument("--seeds", type=positive_int,
+                   help="training runs per trained row whose mean ± sd the cells show (default: params.yaml's seeds:)")
     p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
     p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
     p.add_argument("--scale", choices=["default", "paper"], help="scale of this run (default: params.yaml's scale:)")

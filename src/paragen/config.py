@@ -406,6 +406,8 @@ class ExperimentConfig(_Strict):
     decoding: str
     gpus: PositiveInt = Field(1, description="GPUs training asks for; more than 1 starts it under torchrun (DDP), "
                               "one process per GPU on one node")
+    seed: int | None = Field(None, description="training seed replacing training.<name>.seed; set on the seed "
+                             "replicas `seeds:` adds (paragen.seeds), rarely by hand")
 
 
 class RuleFileConfig(RawFile):
@@ -470,6 +472,18 @@ class OddgenFigure(_Strict):
     split: str = Field("test", description="the test split counted (004: Test (ours))")
 
 
+class Comparison(_Strict):
+    """A paper's headline comparison between two rows of a table, tested by paired bootstrap resampling of the test
+    sentences (Koehn, 2004): is ``row`` better than ``baseline``? (seed k of one against seed k of the other)."""
+
+    row: str = Field(description="the row the paper proposes (e.g. CopyNet)")
+    baseline: str = Field(description="the row it is compared with (e.g. RNNSearch)")
+    metric: Literal["exact", "bleu", "sari", "rouge"] | None = Field(
+        None, description="what is resampled; default: exact match on rule data, else the dataset's first "
+        "evaluation metric (ROUGE: ROUGE-2)")
+    samples: PositiveInt = Field(1000, description="bootstrap resamples")
+
+
 class AlignedPairsTable(_Strict):
     """004 Table 4: the (target token, q_j's word) pairs of an SPM row on sampled test pairs, grouped."""
 
@@ -499,6 +513,8 @@ class TableConfig(_Strict):
     alignment_figure: AlignmentFigure | None = Field(None, description="heat maps of attention and q_j (004 Figure 4)")
     oddgen_figure: OddgenFigure | None = Field(None, description="odd-generation bar chart (004 Figure 2)")
     aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
+    comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
+                                          "shown under the table")
 
     @model_validator(mode="after")
     def _rows_or_grid(self) -> "TableConfig":
@@ -521,6 +537,9 @@ class ParagenConfig(_Strict):
     scale: Literal["default", "paper"] = Field(
         "default", description="synthetic suite size: the embedded default or the paper's scale"
     )
+    seeds: PositiveInt | None = Field(
+        None, description="training runs per trained table row (training seeds s, s+1, ...); tables show mean ± sd. "
+        "null: 1 at the default scale, 3 at the paper's")
     datasets: dict[str, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
                                    Field(discriminator="kind")]]
     data: list[str] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
@@ -581,6 +600,7 @@ class ParagenConfig(_Strict):
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         self._check_figures()
+        self._check_comparisons()
         self._check_systems()
         self._check_rule_references()
         self._check_raw_files()
@@ -589,7 +609,40 @@ class ParagenConfig(_Strict):
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
+        from paragen.seeds import add_replicas
+
+        add_replicas(self)
         return self
+
+    def _check_comparisons(self) -> None:
+        """Compared rows are trained rows of their table, on one dataset, with a metric it is scored with."""
+        for name, table in self.tables.items():
+            for index, comparison in enumerate(table.comparisons):
+                key = f"tables.{name}.comparisons[{index}]"
+                trained = [label for label, e in table.rows.items() if e in self.experiments]
+                for side in ("row", "baseline"):
+                    if getattr(comparison, side) not in trained:
+                        raise ValueError(f"{key}.{side}: {getattr(comparison, side)!r} is not a trained row of the "
+                                         f"table; allowed values: {trained}")
+                a, b = (self.experiments[table.rows[getattr(comparison, side)]] for side in ("row", "baseline"))
+                if a.dataset != b.dataset:
+                    raise ValueError(f"{key}: the rows are trained on different datasets ({a.dataset}, {b.dataset}); "
+                                     "paired resampling needs one test set")
+                allowed = self.comparison_metrics(a.dataset)
+                if comparison.metric is not None and comparison.metric not in allowed:
+                    raise ValueError(f"{key}.metric: {comparison.metric!r} is not a metric {a.dataset} is scored "
+                                     f"with; allowed values: {allowed}")
+
+    def comparison_metrics(self, dataset: str) -> list[str]:
+        """Metrics a paired bootstrap can resample on ``dataset``'s test set (odd-generation counts cannot)."""
+        spec = self.datasets[dataset]
+        if isinstance(spec, SyntheticDataset):
+            return ["exact"]
+        return [m for m in spec.evaluation.metrics if m != "oddgen"]
+
+    def comparison_metric(self, table: TableConfig, comparison: Comparison) -> str:
+        """The metric a comparison resamples: its own, or the first its dataset allows."""
+        return comparison.metric or self.comparison_metrics(self.experiments[table.rows[comparison.row]].dataset)[0]
 
     def _check_figures(self) -> None:
         """Figure rows name trained rows of their table, on a test split of their dataset; q_j needs an SPM model."""
@@ -727,8 +780,22 @@ class ParagenConfig(_Strict):
         return [row for row in rows if row in self.experiments and self.runnable(row)]
 
     def active_experiments(self) -> list[str]:
-        """Experiments the active scores tables need and can run, deduplicated, in table order."""
-        return [name for name in self._active_rows() if name in self.experiments]
+        """Experiments the active scores tables need and can run, deduplicated, in table order; each followed by
+        its seed replicas (``seeds:``)."""
+        from paragen.seeds import replicas
+
+        return [run for name in self._active_rows() if name in self.experiments for run in replicas(self, name)]
+
+    @property
+    def seed_count(self) -> int:
+        """Training runs per trained row: ``seeds``, or 1 at the default scale and 3 at the paper's."""
+        return self.seeds if self.seeds is not None else (3 if self.scale == "paper" else 1)
+
+    def training_of(self, experiment: str) -> TrainingConfig:
+        """An experiment's training settings, with its own seed where it has one (a seed replica)."""
+        spec = self.experiments[experiment]
+        training = self.training[spec.training]
+        return training if spec.seed is None else training.model_copy(update={"seed": spec.seed})
 
     def active_systems(self) -> list[str]:
         """Systems (rows without training) the active tables need and can run, inputs first."""

@@ -29,13 +29,18 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
         raise CorpusError(f"{experiment}: `paragen evaluate` scores real-data and headline stand-in experiments; "
                           "rule-data ones use `paragen score --metric exact`")
     data = pipeline.experiment_data(config, experiment)
-    remove_bpe = isinstance(dataset, RealDataset) and dataset.segmentation == "bpe"
+    remove_bpe = restores_bpe(dataset)
     splits = config.test_splits(dataset_name) if experiment in config.experiments else ["test"]
     scored = {split: evaluate_output(dataset.evaluation, data.directory, pipeline.hyp_path(experiment, split),
                                      remove_bpe, split) for split in splits}
     if splits == ["test"]:
         return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}
     return {"experiment": experiment, "dataset": dataset_name, "splits": scored}
+
+
+def restores_bpe(dataset: RealDataset | HeadlineSyntheticDataset) -> bool:
+    """Whether outputs are scored after undoing BPE (``@@ `` joins): real data segmented with BPE."""
+    return isinstance(dataset, RealDataset) and dataset.segmentation == "bpe"
 
 
 def evaluate_output(evaluation: Evaluation, directory: str, hyp: str, remove_bpe: bool = False,
@@ -45,9 +50,15 @@ def evaluate_output(evaluation: Evaluation, directory: str, hyp: str, remove_bpe
     refs = reference_files(directory, split)
     result: dict[str, Any] = {"count": len(read_lines(hyp)), "references": len(refs)}
     for metric in evaluation.metrics:
-        request = ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric not in ("rouge", "oddgen") else refs[:1],
-                               src=f"{directory}/{split}.src", lowercase=evaluation.lowercase,
-                               rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl,
-                               remove_bpe=remove_bpe)
-        result[metric] = score(request)
+        result[metric] = score(score_request(evaluation, metric, directory, hyp, remove_bpe, split))
     return result
+
+
+def score_request(evaluation: Evaluation, metric: str, directory: str, hyp: str, remove_bpe: bool = False,
+                  split: str = "test", compare: str | None = None, samples: int = 1000) -> ScoreRequest:
+    """How the evaluation scores ``hyp`` with ``metric`` (and, given ``compare``, tests it against that output)."""
+    refs = reference_files(directory, split)
+    return ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric not in ("rouge", "oddgen") else refs[:1],
+                        src=f"{directory}/{split}.src", lowercase=evaluation.lowercase,
+                        rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl, remove_bpe=remove_bpe,
+                        compare=compare, bootstrap_samples=samples)

@@ -20,11 +20,13 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig, rules_used
+from paragen.config import (HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig,
+                            rules_used)
 from paragen.data.synthetic import SPLITS
 from paragen.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
                                   datasets_items, oddgen_item, sweep_items, table_items, training_panels_item,
                                   valid_curves_item)
+from paragen.seeds import is_replica, replicas
 from paragen.resources import CPU_STAGE, FETCH_STAGE, Resources, data_resources, decode_resources, train_resources
 
 PARAMS_FILE = "params.yaml"
@@ -173,7 +175,7 @@ def segmented_dir(dataset: str, scheme: str) -> str:
     return f"data/segmented/{dataset}.{scheme}"
 
 
-def _set_keys(name: str, spec: RealDataset, keys: tuple[str, ...]) -> tuple[str, ...]:
+def _set_keys(name: str, spec: RealDataset | HeadlineSyntheticDataset, keys: tuple[str, ...]) -> tuple[str, ...]:
     """The params keys among ``keys`` that params.yaml actually sets: DVC refuses keys absent from the file."""
     return tuple(f"datasets.{name}.{key}" for key in keys if key in spec.model_fields_set)
 
@@ -286,6 +288,36 @@ def alignment_path(experiment: str) -> str:
     return f"results/metrics/{experiment}.alignment.json"
 
 
+def comparison_path(experiment: str, baseline: str) -> str:
+    """``paragen compare``'s paired bootstrap test of one experiment against another: small, committed."""
+    return f"results/metrics/{experiment}.vs.{baseline}.json"
+
+
+def comparison_stages(config: ParagenConfig) -> list[Stage]:
+    """One ``paragen compare`` per comparison of the active tables whose rows run, per seed (seed k of the row
+    against seed k of the baseline)."""
+    result: dict[str, Stage] = {}
+    for name, table in config.active_tables().items():
+        for comparison in table.comparisons:
+            row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
+            if not (config.runnable(row) and config.runnable(baseline)):
+                continue
+            metric = config.comparison_metric(table, comparison)
+            dataset = config.experiments[row].dataset
+            spec = config.datasets[dataset]
+            keys = (f"tables.{name}.comparisons",) + (
+                () if isinstance(spec, SyntheticDataset) else _set_keys(dataset, spec, ("evaluation",)))
+            for a, b in zip(replicas(config, row), replicas(config, baseline)):
+                out = comparison_path(a, b)
+                hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
+                result.setdefault(out, Stage(
+                    name=f"compare_{a}_vs_{b}", step="score",
+                    cmd=_command("paragen", "compare", "--params", PARAMS_FILE, "--experiment", a, "--baseline", b,
+                                 "--metric", metric, "--samples", str(comparison.samples), "--out", out),
+                    deps=hyps + experiment_data(config, a).test_deps, params=keys, outs=(out,), uncached=(out,)))
+    return list(result.values())
+
+
 def alignment_matrices_path(experiment: str) -> str:
     """``paragen align``'s attention and q_j matrices of the sentences a table's heat maps show."""
     return f"{run_dir(experiment)}/alignment_examples.json"
@@ -371,6 +403,7 @@ def stages(config: ParagenConfig) -> list[Stage]:
         result += experiment_stages(config, exp, exp in traced)
     for system in config.active_systems():
         result += system_stages(config, system)
+    result += comparison_stages(config)
     for table_name, table in config.active_tables().items():
         result.append(report_stage(config, table_name, table))
     result.append(Stage(
@@ -525,22 +558,26 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
     """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
     ran = [e for e in table.experiments() if config.runnable(e)]
     trained = config.trained_and_runnable(ran)
+    runs = [run for e in trained for run in replicas(config, e)]  # every seed of every trained row
     if table.kind == "parameters":
         deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
         outs = table_outputs(table_name)
     else:
         copy_rows = copy_traced_experiments(config, trained)
-        deps = tuple(metrics_path(e) for e in ran) + tuple(f"{run_dir(e)}/train_log.csv" for e in trained) \
-            + tuple(copy_trace_path(e) for e in copy_rows)
+        deps = tuple(metrics_path(e) for e in ran) + tuple(metrics_path(r) for r in runs if r not in ran) \
+            + tuple(f"{run_dir(e)}/train_log.csv" for e in runs) + tuple(copy_trace_path(e) for e in copy_rows)
         if rescored_baselines(table):
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
         deps += tuple(embeddings_path(e) for e in trained
                       if config.models[config.experiments[e].model].pretrained_embeddings)
-        deps += tuple(alignment_path(e) for e in trained if experiment_data(config, e).gold)
+        deps += tuple(alignment_path(e) for e in runs if experiment_data(config, e).gold)
         deps += tuple(alignment_matrices_path(e) for e in heatmap_experiments(config, table))
         pairs_row = pairs_experiment(config, table)
         deps += (aligned_pairs_path(pairs_row),) if pairs_row else ()
+        deps += tuple(comparison_path(a, b) for c in table.comparisons
+                      if config.runnable(table.rows[c.row]) and config.runnable(table.rows[c.baseline])
+                      for a, b in zip(replicas(config, table.rows[c.row]), replicas(config, table.rows[c.baseline])))
         outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
                                                          panel_experiments(config, trained)) if trained else ()) \
             + analysis_figures(config, table_name, table) + (aligned_pairs_outputs(table_name) if pairs_row else ())
@@ -549,7 +586,8 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
     return Stage(
         name=f"report_{table_name}", step="report",
         cmd=_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name,
-                     *(("--data", ",".join(config.data)) if config.data else ())),
+                     *(("--data", ",".join(config.data)) if config.data else ()),
+                     *(("--seeds", str(config.seed_count)) if config.seed_count > 1 else ())),
         deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran), outs=outs,
         uncached=outs, report=report,
     )
@@ -695,17 +733,18 @@ def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
     def plot(name: str, title: str, experiments: list[str]) -> None:
         column, label = curve_column(config, experiments)
         plots.append({name: {
-            "template": "linear", "x": "epoch", "y": {f"{run_dir(e)}/train_log.csv": column for e in experiments},
+            "template": "linear", "x": "epoch",
+            "y": {f"{run_dir(run)}/train_log.csv": column for e in experiments for run in replicas(config, e)},
             "title": f"{title}: {label} per training epoch (validation split)",
             "x_label": "training epoch", "y_label": label}})
-        plotted.update(experiments)
+        plotted.update(run for e in experiments for run in replicas(config, e))
 
     for name, table in config.active_tables().items():
         ran = config.trained_and_runnable(table.rows.values()) if table.kind == "scores" else []
         if ran:
             plot(f"{name}_valid_curves", table.title, ran)
     for experiment in config.active_experiments():
-        if experiment not in plotted:
+        if experiment not in plotted and not is_replica(config, experiment):  # a replica is plotted with its row
             plot(f"{experiment}_valid_curves", experiment, [experiment])
     return plots
 

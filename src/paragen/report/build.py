@@ -14,8 +14,10 @@ from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, 
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.stopping_rule import SESSIONS_FILE, training_outcome
-from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, fill_table, read_rescored, to_csv,
-                                   to_latex, to_markdown)
+from paragen.report.comparisons import comparison_lines
+from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
+                                   read_rescored, to_csv, to_latex, to_markdown)
+from paragen.seeds import replica_seeds, replicas
 
 log = logging.getLogger(__name__)
 
@@ -159,11 +161,11 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     paper = PaperTable.load(spec.paper)
     experiments = [e for e in spec.rows.values() if e in config.experiments]
     systems = [s for s in spec.rows.values() if s in config.systems]
-    sources: dict[str, Path | str] = {
-        row: Path(pipeline.metrics_path(exp)) if config.runnable(exp) else absent_reason(config, exp)
-        for row, exp in spec.rows.items()}
-    counts = sorted({_sentence_count(json.loads(p.read_text(encoding="utf-8")))
-                     for p in sources.values() if isinstance(p, Path) and p.exists()})
+    sources: dict[str, RowSource] = {row: row_runs(config, exp) if config.runnable(exp) else absent_reason(config, exp)
+                                     for row, exp in spec.rows.items()}
+    counts = sorted({_sentence_count(json.loads(run.metrics.read_text(encoding="utf-8")))
+                     for runs in sources.values() if not isinstance(runs, str) for run in runs
+                     if run.metrics.exists()})
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
                + (f" {describe_systems(config, systems)}" if systems else "")
@@ -171,16 +173,20 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" Test sentences: {', '.join(counts)}." if counts else "")
                + (f" {spec.note}" if spec.note else ""))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
-    extras = {row: {"alignment": Path(pipeline.alignment_path(exp))} for row, exp in spec.rows.items()
-              if exp in config.experiments and config.runnable(exp) and pipeline.experiment_data(config, exp).gold}
-    table = fill_table(table_name, spec.title, caption, paper, sources, rescored, extras)
+    table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
     trained = set(config.trained_and_runnable(spec.rows.values()))
     ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
+    seeded = config.seed_count > 1
     for row, exp in ran.items():
-        log_path = Path(pipeline.run_dir(exp)) / "train_log.csv"
-        if log_path.exists():
-            table.training[row] = training_outcome(read_log(log_path), config.training[config.experiments[exp].training])
-    table.caption += describe_hardware({row: Path(pipeline.run_dir(exp)) for row, exp in ran.items()})
+        for run, seed in zip(replicas(config, exp), replica_seeds(config, exp)):
+            log_path = Path(pipeline.run_dir(run)) / "train_log.csv"
+            if log_path.exists():
+                table.training.setdefault(row, []).append(
+                    (seed if seeded else None, training_outcome(read_log(log_path), config.training_of(run))))
+    table.comparisons = comparison_lines(config, spec)
+    table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
+                                        for row, exp in ran.items()
+                                        for run, seed in zip(replicas(config, exp), replica_seeds(config, exp))})
     _write(table)
 
     if not ran:
@@ -189,7 +195,8 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     copying = pipeline.copy_traced_experiments(config, list(ran.values()))
     panels = pipeline.panel_experiments(config, list(ran.values()))
     figures = pipeline.figure_paths(table_name, bool(copying), panels)
-    logs = {row: Path(pipeline.run_dir(exp)) / "train_log.csv" for row, exp in ran.items()}
+    logs = {row: [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
+            for row, exp in ran.items()}
     column, label = pipeline.curve_column(config, list(ran.values()))
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
     plot_curves(logs, figures[0], label, f"{label} after each training epoch\n"
@@ -203,7 +210,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                           "top-1 output equals the reference and the first whose does not")
     for row, exp in ran.items():
         if exp in panels:
-            plot_training_panels(logs[row], pipeline.training_panels_path(table_name, exp),
+            plot_training_panels(logs[row][0], pipeline.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
                                  f"{config.dataset_of(exp)})")
     analysis = pipeline.analysis_figures(config, table_name, spec)
@@ -216,6 +223,17 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
+
+
+def row_runs(config: ParagenConfig, experiment: str) -> RowSource:
+    """A row's metrics file, or with several seeds each seed run's (with its alignment accuracy where the dataset
+    has gold links)."""
+    gold = experiment in config.experiments and pipeline.experiment_data(config, experiment).gold is not None
+    runs = replicas(config, experiment)
+    seeds = replica_seeds(config, experiment) if len(runs) > 1 else [None]
+    return [SeedRun(seed, Path(pipeline.metrics_path(run)),
+                    {"alignment": Path(pipeline.alignment_path(run))} if gold else {})
+            for run, seed in zip(runs, seeds)]
 
 
 def _sentence_count(metrics: dict) -> str:

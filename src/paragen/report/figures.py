@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +27,51 @@ def _save(fig: plt.Figure, path: str | Path) -> None:
     plt.close(fig)
 
 
-def plot_curves(logs: dict[str, Path], path: str | Path, metric_label: str, title: str,
+@dataclass(frozen=True)
+class EpochBand:
+    """A metric per epoch over a row's seed runs: the mean, the sample sd (NaN where one run reached the epoch)
+    and how many runs reached it (early stopping ends runs at different epochs)."""
+
+    epochs: list[float]
+    means: list[float]
+    sds: list[float]
+    runs: list[int]
+
+
+def epoch_band(logs: list[list[dict[str, float]]], column: str) -> EpochBand:
+    """Mean ± sd of ``column`` per epoch over the runs that reached it."""
+    from paragen.seeds import mean_sd
+
+    by_epoch: dict[float, list[float]] = {}
+    for rows in logs:
+        for row in rows:
+            by_epoch.setdefault(row["epoch"], []).append(row[column])
+    epochs = sorted(by_epoch)
+    stats = [mean_sd(by_epoch[e]) for e in epochs]
+    return EpochBand(epochs, [m for m, _ in stats], [float("nan") if sd is None else sd for _, sd in stats],
+                     [len(by_epoch[e]) for e in epochs])
+
+
+def plot_curves(logs: dict[str, Path | list[Path]], path: str | Path, metric_label: str, title: str,
                 column: str = "valid_metric") -> None:
-    """A validation metric (``column`` of train_log.csv) per epoch, one line per run; runs without a log are listed
-    as missing."""
+    """A validation metric (``column`` of train_log.csv) per epoch, one line per row; a row trained from several
+    seeds is drawn as the mean with a ± sd band. Rows without a log are listed as missing."""
     fig, ax = plt.subplots(figsize=(6, 4))
     missing = []
-    for label, log_path in logs.items():
-        if not log_path.exists():
+    for label, paths in logs.items():
+        paths = [paths] if isinstance(paths, Path) else paths
+        if not all(p.exists() for p in paths):
             missing.append(label)
             continue
-        rows = read_log(log_path)
-        ax.plot([r["epoch"] for r in rows], [r[column] for r in rows], marker="o", markersize=3,
-                label=label)
+        band = epoch_band([read_log(p) for p in paths], column)
+        if len(paths) == 1:
+            ax.plot(band.epochs, band.means, marker="o", markersize=3, label=label)
+            continue
+        line, = ax.plot(band.epochs, band.means, marker="o", markersize=3,
+                        label=f"{label} (mean ± sd of {len(paths)} seeds)")
+        lows = [m - sd for m, sd in zip(band.means, band.sds)]
+        highs = [m + sd for m, sd in zip(band.means, band.sds)]
+        ax.fill_between(band.epochs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set_xlabel("training epoch")
     ax.set_ylabel(metric_label)
     ax.set_title(title + (f"\n(not yet run: {', '.join(missing)})" if missing else ""), fontsize=10)

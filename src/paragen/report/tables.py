@@ -81,8 +81,10 @@ def read_rescored(path: str | Path) -> dict[tuple[str, str, str], float]:
 @dataclass(frozen=True)
 class Cell:
     paper: float | None
-    reproduced: float | None
+    reproduced: float | None  # with several seeds: their mean
     note: str = ""  # why a number is missing
+    sd: float | None = None  # sample standard deviation over seeds (several seeds only)
+    per_seed: tuple[tuple[int, float], ...] = ()  # (training seed, value) of each run (several seeds only)
 
     @property
     def difference(self) -> float | None:
@@ -100,11 +102,20 @@ class ResultTable:
     rows: list[str]
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
     decimals: int = 1
-    training: dict[str, TrainingOutcome] = field(default_factory=dict)
-    """Per row that ran: best epoch, epochs run and whether the run hit the epoch cap."""
+    training: dict[str, list[tuple[int | None, TrainingOutcome]]] = field(default_factory=dict)
+    """Per row that ran, per seed run (seed None: the row's only run): best epoch, epochs run, whether it hit the
+    epoch cap."""
+    comparisons: list[str] = field(default_factory=list)
+    """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
 
     def training_lines(self) -> list[str]:
-        return [f"{row}: {outcome.describe()}" for row, outcome in self.training.items()]
+        return [f"{row}{'' if seed is None else f' (seed {seed})'}: {outcome.describe()}"
+                for row, runs in self.training.items() for seed, outcome in runs]
+
+    @property
+    def seeded(self) -> bool:
+        """Whether a row shows several seeds (then the CSV has the seed columns)."""
+        return any(cell.per_seed for cell in self.cells.values())
 
 
 def metric_value(metrics: dict[str, Any], path: str) -> float | None:
@@ -129,15 +140,70 @@ def null_on_path(metrics: dict[str, Any], path: str) -> bool:
     return value is None
 
 
-def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, Path | str],
+@dataclass(frozen=True)
+class SeedRun:
+    """One training run behind a row: its seed (None for a row's only run), the metrics file it wrote and, per key,
+    the other metrics files merged under that key (``alignment``: what ``paragen align`` writes)."""
+
+    seed: int | None
+    metrics: Path
+    extras: dict[str, Path] = field(default_factory=dict)
+
+
+RowSource = Path | str | list[SeedRun]
+"""A row's metrics file, the reason it cannot run, or the runs of its seeds."""
+
+
+def _runs(source: RowSource, extras: dict[str, Path]) -> list[SeedRun] | str:
+    if isinstance(source, str):
+        return source
+    return [SeedRun(None, source, extras)] if isinstance(source, Path) else source
+
+
+def _run_values(run: SeedRun, path: str) -> tuple[float | None, str]:
+    """One run's value of a column, or None and why it is missing."""
+    if not run.metrics.exists():
+        return None, f"not yet run ({run.metrics} missing)"
+    metrics = json.loads(run.metrics.read_text(encoding="utf-8"))
+    extra = run.extras.get(path.split("/")[0])
+    if extra is not None:
+        if not extra.exists():
+            return None, f"not yet run ({extra} missing)"
+        metrics[path.split("/")[0]] = json.loads(extra.read_text(encoding="utf-8"))
+    value = metric_value(metrics, path)
+    if value is None and null_on_path(metrics, path):
+        return None, f"not applicable ({path} is null for this row)"
+    if value is None:
+        return None, f"{path} absent from {run.metrics}"
+    return value, ""
+
+
+def row_cell(published: float | None, runs: list[SeedRun], path: str, notes: list[str]) -> Cell:
+    """A row's cell from its runs: the value of a single run; mean, sd and per-seed values of several, and no
+    number at all when any seed's value is missing (a mean over the seeds that happen to exist would mislead)."""
+    found = [(run, *_run_values(run, path)) for run in runs]
+    missing = [why for _, value, why in found if value is None]
+    if missing:
+        return Cell(published, None, "; ".join(notes + list(dict.fromkeys(missing))))
+    values = [value for _, value, _ in found]
+    if len(runs) == 1:
+        return Cell(published, values[0], "; ".join(notes))
+    from paragen.seeds import mean_sd
+
+    average, sd = mean_sd(values)
+    return Cell(published, average, "; ".join(notes), sd, tuple((run.seed, v) for run, v in zip(runs, values)))
+
+
+def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, RowSource],
                rescored: dict[tuple[str, str, str], float] | None = None,
                extras: dict[str, dict[str, Path]] | None = None) -> ResultTable:
     """Cells for the paper's baselines, then each of our rows.
 
-    ``row_sources`` maps a row label to the metrics file its experiment writes, or to the reason
-    it cannot run (e.g. its dataset is absent). ``rescored`` holds our scores of released outputs.
-    ``extras`` adds, per row, other metrics files under a key of the row's metrics (``alignment``: the file
-    ``paragen align`` writes), so a column can read ``alignment/attention/accuracy``.
+    ``row_sources`` maps a row label to the metrics file its experiment writes, to the reason
+    it cannot run (e.g. its dataset is absent), or to the runs of its seeds (each cell: mean ± sd).
+    ``rescored`` holds our scores of released outputs. ``extras`` adds, per single-run row, other metrics files
+    under a key of the row's metrics (``alignment``: the file ``paragen align`` writes), so a column can read
+    ``alignment/attention/accuracy`` (seed runs carry their own).
     """
     table = ResultTable(name, title, caption, paper.columns, [b.label for b in paper.baselines] + list(row_sources),
                         decimals=paper.decimals)
@@ -157,32 +223,13 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
             table.cells[(baseline.label, column.key)] = cell
     for row, source in row_sources.items():
         published = paper.rows.get(row, {})
-        metrics = None
-        if isinstance(source, Path) and source.exists():
-            metrics = json.loads(source.read_text(encoding="utf-8"))
-        missing_extras = {}
-        for key, path in ((extras or {}).get(row) or {}).items():
-            if metrics is not None and path.exists():
-                metrics[key] = json.loads(path.read_text(encoding="utf-8"))
-            else:
-                missing_extras[key] = path
+        runs = _runs(source, (extras or {}).get(row) or {})
         for column in paper.columns:
-            reproduced = metric_value(metrics, column.value) if metrics is not None else None
-            extra = missing_extras.get(column.value.split("/")[0])
-            notes = []
-            if column.key not in published:
-                notes.append("not in paper")
-            if isinstance(source, str):
-                notes.append(source)
-            elif metrics is None:
-                notes.append(f"not yet run ({source} missing)")
-            elif extra is not None:
-                notes.append(f"not yet run ({extra} missing)")
-            elif reproduced is None and null_on_path(metrics, column.value):
-                notes.append(f"not applicable ({column.value} is null for this row)")
-            elif reproduced is None:
-                notes.append(f"{column.value} absent from {source}")
-            table.cells[(row, column.key)] = Cell(published.get(column.key), reproduced, "; ".join(notes))
+            notes = [] if column.key in published else ["not in paper"]
+            if isinstance(runs, str):
+                table.cells[(row, column.key)] = Cell(published.get(column.key), None, "; ".join(notes + [runs]))
+            else:
+                table.cells[(row, column.key)] = row_cell(published.get(column.key), runs, column.value, notes)
     return table
 
 
@@ -198,6 +245,8 @@ ABSENT = "not run: dataset absent"
 
 def cell_text(cell: Cell, decimals: int = 1) -> str:
     ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals=decimals)
+    if cell.sd is not None:
+        ours += f" ± {_num(cell.sd, decimals=decimals)}"
     text = f"{_num(cell.paper, decimals=decimals)} / {ours}"
     if cell.difference is not None:
         text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
@@ -216,7 +265,11 @@ def to_markdown(table: ResultTable) -> str:
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
-    lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."]
+    lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
+              + (SEEDED_LEGEND if table.seeded else "")]
+    if table.comparisons:
+        lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
+            + [f"- {c}" for c in table.comparisons]
     if table.training:
         lines += ["", "Training (model selection on the validation split):"] + [f"- {t}" for t in table.training_lines()]
     if notes:
@@ -224,24 +277,37 @@ def to_markdown(table: ResultTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over them (per-seed values in the CSV)."
+
+
 def to_csv(table: ResultTable) -> str:
+    """One line per cell. A table with several seeds per row adds ``sd``, ``seeds`` and ``per_seed`` columns
+    (``;``-separated, in seed order) and gives ``best_epoch``/``epochs_run``/``hit_epoch_cap`` per seed the same
+    way; ``reproduced`` is then the mean."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    seeded = table.seeded
     writer.writerow(["table", "row", "column", "paper", "reproduced", "difference", "note", "best_epoch",
-                     "epochs_run", "hit_epoch_cap"])
+                     "epochs_run", "hit_epoch_cap"] + (["sd", "seeds", "per_seed"] if seeded else []))
     fmt = lambda v: "" if v is None else f"{v:.2f}"  # noqa: E731
     for row in table.rows:
-        outcome = table.training.get(row)
-        run = [outcome.best_epoch, outcome.epochs_run, str(outcome.hit_cap).lower()] if outcome else ["", "", ""]
+        outcomes = [outcome for _, outcome in table.training.get(row, [])]
+        run = [";".join(str(v) for v in values) for values in (
+            [o.best_epoch for o in outcomes], [o.epochs_run for o in outcomes],
+            [str(o.hit_cap).lower() for o in outcomes])]
         for c in table.columns:
             cell = table.cells[(row, c.key)]
-            writer.writerow([table.name, row, c.key, fmt(cell.paper), fmt(cell.reproduced), fmt(cell.difference),
-                             cell.note, *run])
+            line = [table.name, row, c.key, fmt(cell.paper), fmt(cell.reproduced), fmt(cell.difference), cell.note,
+                    *run]
+            if seeded:
+                line += [fmt(cell.sd), ";".join(str(s) for s, _ in cell.per_seed),
+                         ";".join(fmt(v) for _, v in cell.per_seed)]
+            writer.writerow(line)
     return buffer.getvalue()
 
 
 _LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "→": r"$\rightarrow$", "∅": r"$\emptyset$",
-                  "−": "-", "×": r"$\times$", "—": "--"}
+                  "−": "-", "×": r"$\times$", "—": "--", "±": r"$\pm$"}
 
 
 def latex_escape(text: str) -> str:
@@ -255,7 +321,9 @@ def to_latex(table: ResultTable) -> str:
         cells = [latex_escape(cell_text(table.cells[(row, c.key)], _decimals(table, c))) for c in table.columns]
         lines.append(latex_escape(row) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}",
-              r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference).",
+              r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference)."
+                                                     + (SEEDED_LEGEND if table.seeded else ""),
+                                                     *(f"{c}." for c in table.comparisons),
                                                      *(f"{t}." for t in table.training_lines())])) + "}",
               r"\label{tab:" + table.name + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,88 @@
+"""Seed replicas: the same experiment trained again from other seeds, so tables can show mean ± sd.
+
+With ``seeds: N`` (or ``--config seeds=N``) every trained experiment ``E`` whose training seed is ``s`` runs N
+times: ``E`` itself with seed ``s`` (the single-seed run, at its usual paths, so going from one seed to three
+retrains nothing) and the replicas ``E_seed<s+1>`` ... ``E_seed<s+N-1>``. A replica is an ordinary experiment
+(``ExperimentConfig`` with ``seed`` set) with its own run directory and metrics, so training, decoding, scoring,
+alignment and both engines handle it with no special case; only the report gathers a row's replicas.
+
+A replica's name alone says what it is, so ``paragen train --experiment E_seed2`` works whatever ``seeds``
+params.yaml holds (Snakemake's ``--config seeds=3`` reaches only the DAG, not the commands' own params file).
+"""
+
+from __future__ import annotations
+
+import re
+from statistics import mean, stdev
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from paragen.config import ParagenConfig
+
+_REPLICA = re.compile(r"^(?P<base>.+)_seed(?P<seed>-?\d+)$")
+
+
+def replica_name(experiment: str, seed: int) -> str:
+    return f"{experiment}_seed{seed}"
+
+
+def is_replica(config: ParagenConfig, name: str) -> bool:
+    """Whether ``name`` is a seed replica (``E_seed<k>`` of a declared ``E``, trained with seed k)."""
+    match = _REPLICA.match(name)
+    return (match is not None and match["base"] in config.experiments and name in config.experiments
+            and config.experiments[name].seed == int(match["seed"]))
+
+
+def base_seed(config: ParagenConfig, experiment: str) -> int:
+    spec = config.experiments[experiment]
+    return spec.seed if spec.seed is not None else config.training[spec.training].seed
+
+
+def replicas(config: ParagenConfig, experiment: str) -> list[str]:
+    """``experiment`` and its seed replicas, first seed first (just ``[experiment]`` with one seed, or for a
+    row that is not a trained experiment)."""
+    if experiment not in config.experiments or config.seed_count == 1:
+        return [experiment]
+    first = base_seed(config, experiment)
+    return [experiment] + [replica_name(experiment, first + k) for k in range(1, config.seed_count)]
+
+
+def replica_seeds(config: ParagenConfig, experiment: str) -> list[int]:
+    """The training seed of each of :func:`replicas`, in the same order."""
+    return [base_seed(config, run) for run in replicas(config, experiment)]
+
+
+def _declare(config: ParagenConfig, experiment: str, seed: int) -> str:
+    name = replica_name(experiment, seed)
+    declared = config.experiments.get(name)
+    if declared is not None and declared.seed != seed:
+        raise ValueError(f"experiments.{name}: the name of the seed-{seed} replica of {experiment} is taken by "
+                         "another experiment; rename it")
+    config.experiments.setdefault(name, config.experiments[experiment].model_copy(update={"seed": seed}))
+    return name
+
+
+def add_replicas(config: ParagenConfig) -> None:
+    """Declare the replicas ``seeds`` asks for, for every declared experiment (called once, on validation)."""
+    if config.seed_count == 1:
+        return
+    for experiment in [e for e in config.experiments if config.experiments[e].seed is None]:
+        first = base_seed(config, experiment)
+        for k in range(1, config.seed_count):
+            _declare(config, experiment, first + k)
+
+
+def with_replica(config: ParagenConfig, name: str) -> ParagenConfig:
+    """``config`` knowing the experiment ``name`` when it is a replica name (``E_seed<k>`` of a declared ``E``),
+    whatever ``seeds`` says; otherwise ``config`` unchanged (an unknown name is reported by the caller)."""
+    match = _REPLICA.match(name)
+    if name in config.experiments or match is None or match["base"] not in config.experiments:
+        return config
+    copy = config.model_copy(update={"experiments": dict(config.experiments)})
+    _declare(copy, match["base"], int(match["seed"]))
+    return copy
+
+
+def mean_sd(values: Sequence[float]) -> tuple[float, float | None]:
+    """Mean and sample standard deviation (n − 1; None for one value): the spread a reader expects of a few seeds."""
+    return mean(values), (stdev(values) if len(values) > 1 else None)
