@@ -11,7 +11,7 @@ import pytest
 from paragen.config import ConfigError, load_config, parse_config
 from paragen.report.tables import PaperTable, SeedRun, fill_table, to_csv, to_latex, to_markdown
 
-from conftest import TINY_PARAMS
+from conftest import ROOT, TINY_PARAMS
 
 
 def _config(seeds=None, scale=None, **extra):
@@ -225,3 +225,10 @@ def test_compare_command_resamples_the_two_outputs(tmp_path, monkeypatch, capsys
     assert "t_copynet vs t_encdec, exact match on test: 66.67 vs 33.33 (+33.33)" in capsys.readouterr().out
     assert main(["compare", "--params", "params.yaml", "--experiment", "t_copynet", "--baseline", "t_encdec",
                  "--metric", "rouge", "--out", str(out)]) != 0
+
+
+def test_a_comparison_whose_rows_cannot_run_says_why():
+    from paragen.report.comparisons import comparison_lines
+
+    config = load_config(ROOT / "params.yaml")  # no real dataset switched on
+    assert comparison_lines(config, config.tables["spm_gigaword"]) == ["EncDec+SPM vs EncDec: not run: dataset absent"]

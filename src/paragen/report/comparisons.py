@@ -7,6 +7,7 @@ from pathlib import Path
 
 from paragen import pipeline
 from paragen.config import Comparison, ParagenConfig, TableConfig
+from paragen.report.tables import ABSENT
 from paragen.seeds import replica_seeds, replicas
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2"}
@@ -29,7 +30,7 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
     head = f"{comparison.row} vs {comparison.baseline}"
     if not (config.runnable(row) and config.runnable(baseline)):
-        return f"{head}: not run (a row cannot run)"
+        return f"{head}: {ABSENT}"  # trained rows run unless their dataset is not switched on
     metric = METRIC_NAMES[config.comparison_metric(table, comparison)]
     seeded = config.seed_count > 1
     per_split: dict[str, list[str]] = {}
