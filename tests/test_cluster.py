@@ -27,7 +27,8 @@ def test_tiny_configuration_on_slurm_gives_the_local_results():
     assert result.returncode == 0, output[-6000:]
     assert "slurm: results/ identical to local" in output and "dvc: results/ identical to local" in output, output
     jobs = re.findall(r"^\s+\d+\s+(\S+)\s+(\S+)\s+\d+\s+\S+\s+\S+\s+COMPLETED\s+rule_(\w+)", output, flags=re.M)
-    assert len(jobs) == 13, output  # generate, vocab, 3 x (train, decode, score), report, index
+    assert len(jobs) == 14, output  # generate, vocab, 3 x (train, decode, score), compare, report, index
+    assert "compare_t_copynet_vs_t_encdec" in {rule for _, _, rule in jobs}  # the bootstrap stage ran on a CPU
     for partition, gres, rule in jobs:
         on_gpu = rule.startswith(("train_", "decode_"))
         assert (partition, gres) == (("gpu", "gres:gpu:1") if on_gpu else ("cpu", "N/A")), (rule, partition, gres)
