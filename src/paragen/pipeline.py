@@ -20,13 +20,13 @@ from typing import Any, Mapping
 
 import yaml
 
-from paragen.config import (HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig,
-                            rules_used)
+from paragen.config import (Comparison, HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset,
+                            TableConfig, rules_used)
 from paragen.data.synthetic import SPLITS
 from paragen.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
                                   datasets_items, oddgen_item, sweep_items, table_items, training_panels_item,
                                   valid_curves_item)
-from paragen.seeds import is_replica, replicas
+from paragen.seeds import is_replica, replica_runs, replicas
 from paragen.resources import CPU_STAGE, FETCH_STAGE, Resources, data_resources, decode_resources, train_resources
 
 PARAMS_FILE = "params.yaml"
@@ -293,21 +293,30 @@ def comparison_path(experiment: str, baseline: str) -> str:
     return f"results/metrics/{experiment}.vs.{baseline}.json"
 
 
+def compared_runs(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> list[tuple[str, str, int]]:
+    """(row's run, baseline's run, seed) per seed a comparison tests: seed k of one against seed k of the other;
+    none when a row cannot run."""
+    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
+    if not (config.runnable(row) and config.runnable(baseline)):
+        return []
+    return [(a, b, seed) for (a, seed), b in zip(replica_runs(config, row), replicas(config, baseline))]
+
+
 def comparison_stages(config: ParagenConfig) -> list[Stage]:
     """One ``paragen compare`` per comparison of the active tables whose rows run, per seed (seed k of the row
     against seed k of the baseline)."""
     result: dict[str, Stage] = {}
     for name, table in config.active_tables().items():
         for comparison in table.comparisons:
-            row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
-            if not (config.runnable(row) and config.runnable(baseline)):
+            runs = compared_runs(config, table, comparison)
+            if not runs:
                 continue
             metric = config.comparison_metric(table, comparison)
-            dataset = config.experiments[row].dataset
+            dataset = config.experiments[table.rows[comparison.row]].dataset
             spec = config.datasets[dataset]
             keys = (f"tables.{name}.comparisons",) + (
                 () if isinstance(spec, SyntheticDataset) else _set_keys(dataset, spec, ("evaluation",)))
-            for a, b in zip(replicas(config, row), replicas(config, baseline)):
+            for a, b, _ in runs:
                 out = comparison_path(a, b)
                 hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
                 result.setdefault(out, Stage(
@@ -575,9 +584,7 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         deps += tuple(alignment_matrices_path(e) for e in heatmap_experiments(config, table))
         pairs_row = pairs_experiment(config, table)
         deps += (aligned_pairs_path(pairs_row),) if pairs_row else ()
-        deps += tuple(comparison_path(a, b) for c in table.comparisons
-                      if config.runnable(table.rows[c.row]) and config.runnable(table.rows[c.baseline])
-                      for a, b in zip(replicas(config, table.rows[c.row]), replicas(config, table.rows[c.baseline])))
+        deps += tuple(comparison_path(a, b) for c in table.comparisons for a, b, _ in compared_runs(config, table, c))
         outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
                                                          panel_experiments(config, trained)) if trained else ()) \
             + analysis_figures(config, table_name, table) + (aligned_pairs_outputs(table_name) if pairs_row else ())

@@ -38,18 +38,24 @@ def base_seed(config: ParagenConfig, experiment: str) -> int:
     return spec.seed if spec.seed is not None else config.training[spec.training].seed
 
 
-def replicas(config: ParagenConfig, experiment: str) -> list[str]:
-    """``experiment`` and its seed replicas, first seed first (just ``[experiment]`` with one seed, or for a
-    row that is not a trained experiment)."""
-    if experiment not in config.experiments or config.seed_count == 1:
-        return [experiment]
+def replica_runs(config: ParagenConfig, experiment: str) -> list[tuple[str, int | None]]:
+    """``experiment`` and its seed replicas with the training seed of each, first seed first (just the experiment
+    itself with one seed; seed None for a row that is not a trained experiment)."""
+    if experiment not in config.experiments:
+        return [(experiment, None)]
     first = base_seed(config, experiment)
-    return [experiment] + [replica_name(experiment, first + k) for k in range(1, config.seed_count)]
+    return [(experiment, first)] + [(replica_name(experiment, first + k), first + k)
+                                    for k in range(1, config.seed_count)]
 
 
-def replica_seeds(config: ParagenConfig, experiment: str) -> list[int]:
-    """The training seed of each of :func:`replicas`, in the same order."""
-    return [base_seed(config, run) for run in replicas(config, experiment)]
+def replicas(config: ParagenConfig, experiment: str) -> list[str]:
+    """The run names of :func:`replica_runs`."""
+    return [run for run, _ in replica_runs(config, experiment)]
+
+
+def replica_seeds(config: ParagenConfig, experiment: str) -> list[int | None]:
+    """The training seeds of :func:`replica_runs`, in the same order."""
+    return [seed for _, seed in replica_runs(config, experiment)]
 
 
 def _declare(config: ParagenConfig, experiment: str, seed: int) -> str:
@@ -67,9 +73,8 @@ def add_replicas(config: ParagenConfig) -> None:
     if config.seed_count == 1:
         return
     for experiment in [e for e in config.experiments if config.experiments[e].seed is None]:
-        first = base_seed(config, experiment)
-        for k in range(1, config.seed_count):
-            _declare(config, experiment, first + k)
+        for _, seed in replica_runs(config, experiment)[1:]:
+            _declare(config, experiment, seed)
 
 
 def with_replica(config: ParagenConfig, name: str) -> ParagenConfig:

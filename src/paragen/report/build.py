@@ -17,7 +17,7 @@ from paragen.stopping_rule import SESSIONS_FILE, training_outcome
 from paragen.report.comparisons import comparison_lines
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
                                    read_rescored, to_csv, to_latex, to_markdown)
-from paragen.seeds import replica_seeds, replicas
+from paragen.seeds import replica_runs, replicas
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
     seeded = config.seed_count > 1
     for row, exp in ran.items():
-        for run, seed in zip(replicas(config, exp), replica_seeds(config, exp)):
+        for run, seed in replica_runs(config, exp):
             log_path = Path(pipeline.run_dir(run)) / "train_log.csv"
             if log_path.exists():
                 table.training.setdefault(row, []).append(
@@ -186,7 +186,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     table.comparisons = comparison_lines(config, spec)
     table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
                                         for row, exp in ran.items()
-                                        for run, seed in zip(replicas(config, exp), replica_seeds(config, exp))})
+                                        for run, seed in replica_runs(config, exp)})
     _write(table)
 
     if not ran:
@@ -229,11 +229,10 @@ def row_runs(config: ParagenConfig, experiment: str) -> RowSource:
     """A row's metrics file, or with several seeds each seed run's (with its alignment accuracy where the dataset
     has gold links)."""
     gold = experiment in config.experiments and pipeline.experiment_data(config, experiment).gold is not None
-    runs = replicas(config, experiment)
-    seeds = replica_seeds(config, experiment) if len(runs) > 1 else [None]
-    return [SeedRun(seed, Path(pipeline.metrics_path(run)),
+    runs = replica_runs(config, experiment)
+    return [SeedRun(seed if len(runs) > 1 else None, Path(pipeline.metrics_path(run)),
                     {"alignment": Path(pipeline.alignment_path(run))} if gold else {})
-            for run, seed in zip(runs, seeds)]
+            for run, seed in runs]
 
 
 def _sentence_count(metrics: dict) -> str:

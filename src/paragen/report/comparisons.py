@@ -8,7 +8,6 @@ from pathlib import Path
 from paragen import pipeline
 from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.report.tables import ABSENT
-from paragen.seeds import replica_seeds, replicas
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2"}
 
@@ -27,15 +26,15 @@ def seed_text(test: dict, seed: int | None) -> str:
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> str:
     """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."."""
-    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
     head = f"{comparison.row} vs {comparison.baseline}"
-    if not (config.runnable(row) and config.runnable(baseline)):
+    runs = pipeline.compared_runs(config, table, comparison)
+    if not runs:
         return f"{head}: {ABSENT}"  # trained rows run unless their dataset is not switched on
     metric = METRIC_NAMES[config.comparison_metric(table, comparison)]
-    seeded = config.seed_count > 1
+    seeded = len(runs) > 1
     per_split: dict[str, list[str]] = {}
-    significant, runs = 0, 0
-    for (a, b), seed in zip(zip(replicas(config, row), replicas(config, baseline)), replica_seeds(config, row)):
+    significant, tests = 0, 0
+    for a, b, seed in runs:
         path = Path(pipeline.comparison_path(a, b))
         if not path.exists():
             return f"{head}: not yet run ({path} missing)"
@@ -43,10 +42,10 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
         for split, test in result["splits"].items():
             per_split.setdefault(split, []).append(seed_text(test, seed if seeded else None))
             significant += test["p_value"] < 0.05
-            runs += 1
+            tests += 1
     samples = f"{comparison.samples:,} resamples of the test sentences"
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
-    tally = f" {comparison.row} is better at p < 0.05 in {significant} of {runs} tests." if seeded else ""
+    tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
     return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}"
 
 

@@ -160,38 +160,59 @@ def _runs(source: RowSource, extras: dict[str, Path]) -> list[SeedRun] | str:
     return [SeedRun(None, source, extras)] if isinstance(source, Path) else source
 
 
-def _run_values(run: SeedRun, path: str) -> tuple[float | None, str]:
-    """One run's value of a column, or None and why it is missing."""
+@dataclass(frozen=True)
+class LoadedRun:
+    """A seed run's metrics as read once for all of a row's columns: the metrics file with the extras that exist
+    merged in (None when the file is missing), and the extras whose file is missing."""
+
+    run: SeedRun
+    metrics: dict[str, Any] | None
+    missing: dict[str, Path]
+
+
+def load_run(run: SeedRun) -> LoadedRun:
     if not run.metrics.exists():
-        return None, f"not yet run ({run.metrics} missing)"
+        return LoadedRun(run, None, {})
     metrics = json.loads(run.metrics.read_text(encoding="utf-8"))
-    extra = run.extras.get(path.split("/")[0])
+    missing = {}
+    for key, path in run.extras.items():
+        if path.exists():
+            metrics[key] = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            missing[key] = path
+    return LoadedRun(run, metrics, missing)
+
+
+def _run_value(loaded: LoadedRun, path: str) -> tuple[float | None, str]:
+    """One run's value of a column, or None and why it is missing."""
+    if loaded.metrics is None:
+        return None, f"not yet run ({loaded.run.metrics} missing)"
+    extra = loaded.missing.get(path.split("/")[0])
     if extra is not None:
-        if not extra.exists():
-            return None, f"not yet run ({extra} missing)"
-        metrics[path.split("/")[0]] = json.loads(extra.read_text(encoding="utf-8"))
-    value = metric_value(metrics, path)
-    if value is None and null_on_path(metrics, path):
+        return None, f"not yet run ({extra} missing)"
+    value = metric_value(loaded.metrics, path)
+    if value is None and null_on_path(loaded.metrics, path):
         return None, f"not applicable ({path} is null for this row)"
     if value is None:
-        return None, f"{path} absent from {run.metrics}"
+        return None, f"{path} absent from {loaded.run.metrics}"
     return value, ""
 
 
-def row_cell(published: float | None, runs: list[SeedRun], path: str, notes: list[str]) -> Cell:
+def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: list[str]) -> Cell:
     """A row's cell from its runs: the value of a single run; mean, sd and per-seed values of several, and no
     number at all when any seed's value is missing (a mean over the seeds that happen to exist would mislead)."""
-    found = [(run, *_run_values(run, path)) for run in runs]
-    missing = [why for _, value, why in found if value is None]
+    found = [_run_value(loaded, path) for loaded in runs]
+    missing = [why for value, why in found if value is None]
     if missing:
         return Cell(published, None, "; ".join(notes + list(dict.fromkeys(missing))))
-    values = [value for _, value, _ in found]
+    values = [value for value, _ in found]
     if len(runs) == 1:
         return Cell(published, values[0], "; ".join(notes))
     from paragen.seeds import mean_sd
 
     average, sd = mean_sd(values)
-    return Cell(published, average, "; ".join(notes), sd, tuple((run.seed, v) for run, v in zip(runs, values)))
+    return Cell(published, average, "; ".join(notes), sd,
+                tuple((loaded.run.seed, v) for loaded, v in zip(runs, values)))
 
 
 def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, RowSource],
@@ -224,12 +245,13 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
     for row, source in row_sources.items():
         published = paper.rows.get(row, {})
         runs = _runs(source, (extras or {}).get(row) or {})
+        loaded = runs if isinstance(runs, str) else [load_run(run) for run in runs]
         for column in paper.columns:
             notes = [] if column.key in published else ["not in paper"]
-            if isinstance(runs, str):
-                table.cells[(row, column.key)] = Cell(published.get(column.key), None, "; ".join(notes + [runs]))
+            if isinstance(loaded, str):
+                table.cells[(row, column.key)] = Cell(published.get(column.key), None, "; ".join(notes + [loaded]))
             else:
-                table.cells[(row, column.key)] = row_cell(published.get(column.key), runs, column.value, notes)
+                table.cells[(row, column.key)] = row_cell(published.get(column.key), loaded, column.value, notes)
     return table
 
 
