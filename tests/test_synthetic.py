@@ -58,3 +58,127 @@ def test_written_splits_read_back(tmp_path):
     corpus = read_split(tmp_path, "test")
     assert corpus.sources == [e.source for e in splits["test"]]
     assert corpus.tags == [e.rule_type for e in splits["test"]]
+
+
+# --- issue 25: rules as §5.1's examples draw them -------------------------------------------------------------
+
+def _splits_by_hand(pattern, source):
+    """Every way to read ``source`` as ``pattern`` (regular symbols literally, each variable a non-empty run):
+    an independent brute force over the cut points, written for this test."""
+    import itertools
+
+    cuts = [i for i, item in enumerate(pattern) if item in ("x", "y")]
+    readings = []
+    # each variable's (start, end); the literal symbols between must match exactly
+    for bounds in itertools.product(range(len(source) + 1), repeat=2 * len(cuts)):
+        position, fillers, ok = 0, {}, True
+        b = iter(bounds)
+        for item in pattern:
+            if item in ("x", "y"):
+                start, end = next(b), next(b)
+                if start != position or end <= start:
+                    ok = False
+                    break
+                fillers[item] = source[start:end]
+                position = end
+            elif position < len(source) and source[position] == item:
+                position += 1
+            else:
+                ok = False
+                break
+        if ok and position == len(source):
+            readings.append(fillers)
+    return readings
+
+
+NEW = SyntheticDataset(kind="synthetic", rules=40, instances_per_rule=20, symbols=30, variable_length=(1, 6), seed=3)
+
+
+def test_no_xy_rule_has_adjacent_variables_and_every_instance_parses_one_way():
+    from paragen.data.synthetic import make_rules, variables_adjacent
+
+    rules = make_rules(NEW, random.Random(NEW.seed))
+    xy = [r for r in rules if r.rule_type.startswith("xy")]
+    assert len(xy) == 16
+    for rule in xy:
+        positions = [i for i, s in enumerate(rule.source) if s in ("x", "y")]
+        assert abs(positions[0] - positions[1]) >= 2, rule.source  # a regular symbol between x and y
+        assert not variables_adjacent(rule)
+    splits = generate(NEW)
+    checked = 0
+    for example in (e for split in splits.values() for e in split if e.rule_type.startswith("xy")):
+        rule = rules[example.rule]
+        readings = _splits_by_hand(list(rule.source), example.source)
+        assert readings == [{"x": example.fillers["x"], "y": example.fillers["y"]}], (rule.source, example.source)
+        checked += 1
+    assert checked == 16 * 20
+
+
+def test_old_generator_is_one_switch_away_and_makes_ambiguous_rules():
+    """With both switches off, rules at paper-like density put x and y side by side (the pre-issue-25 data)."""
+    from paragen.data.synthetic import make_rules, variables_adjacent
+
+    old = NEW.model_copy(update={"separate_variables": False, "target_from_source": 0.0})
+    adjacent = [r for r in make_rules(old, random.Random(old.seed)) if variables_adjacent(r)]
+    assert adjacent, "the old placement should produce some adjacent x y at this density"
+    # an adjacent pattern splits many ways: 'a x y b' over 'a p q r b' reads as x=p|y=q r or x=p q|y=r
+    assert len(_splits_by_hand(["a", "x", "y", "b"], ["a", "p", "q", "r", "b"])) == 2
+
+
+def test_parses_counts_readings_like_the_brute_force():
+    from paragen.data.synthetic import parses
+
+    cases = [(["a", "x", "b", "y", "c"], ["a", "p", "b", "q", "b", "r", "c"]),  # the b in the filler: 2 readings
+             (["a", "x", "b", "y", "c"], ["a", "p", "q", "b", "r", "c"]),       # 1 reading
+             (["x", "b", "y"], ["b", "b", "b"]),                                 # x=b, y=b: 1
+             (["x", "b", "y"], ["p", "b", "b", "b", "q"]),                       # cut at the 1st, 2nd or 3rd b: 3
+             (["a", "x"], ["b", "p"])]                                           # no reading
+    for pattern, source in cases:
+        assert parses(pattern, source, limit=10) == len(_splits_by_hand(pattern, source))
+    assert [parses(p, s, limit=10) for p, s in cases] == [2, 1, 1, 3, 0]
+
+
+def test_targets_reuse_source_symbols_at_the_configured_share():
+    from paragen.data.synthetic import make_rules
+
+    def share(spec):
+        reused = total = 0
+        for rule in make_rules(spec, random.Random(0)):
+            source = {s for s in rule.source if s not in ("x", "y")}
+            for s in rule.target:
+                if s not in ("x", "y"):
+                    total, reused = total + 1, reused + (s in source)
+        return reused / total
+
+    big = SyntheticDataset(kind="synthetic", rules=500, instances_per_rule=2, symbols=100000)
+    # with 100,000 symbols a fresh draw almost never hits the rule's ~6 source symbols: the share is the setting
+    assert abs(share(big) - 0.5) < 0.04
+    assert share(big.model_copy(update={"target_from_source": 0.0})) < 0.01
+    assert share(big.model_copy(update={"target_from_source": 1.0})) == 1.0
+
+
+def test_statistics_counted_by_hand():
+    from paragen.data.synthetic import Example, Rule, statistics
+
+    spec = SyntheticDataset(kind="synthetic", rules=5, instances_per_rule=2, symbols=50, seed=11)
+    splits = generate(spec)
+    stats = statistics(spec, splits)
+    assert [stats[t]["rules"] for t in RULE_TYPES] == [1] * 5
+    assert [stats[t]["instances"] for t in RULE_TYPES] == [2] * 5
+    assert all(stats[t]["ambiguous_rules"] == 0 for t in RULE_TYPES)
+    # mean filler length of x -> x by hand: x's fillers of its two instances
+    own = [e for s in splits.values() for e in s if e.rule_type == "x->x"]
+    assert stats["x->x"]["mean_filler_length"] == round(sum(len(e.fillers["x"]) for e in own) / 2, 3)
+    both = [e for s in splits.values() for e in s if e.rule_type == "xy->xy"]
+    lengths = [len(e.fillers[v]) for e in both for v in "xy"]
+    assert stats["xy->xy"]["mean_filler_length"] == round(sum(lengths) / 4, 3)
+
+
+def test_written_rule_ids_and_statistics_file(tmp_path):
+    from paragen.data.synthetic import write_splits
+
+    splits = generate(NEW)
+    write_splits(splits, tmp_path)
+    ids = (tmp_path / "test.rule").read_text().split()
+    assert ids == [str(e.rule) for e in splits["test"]]
+    assert ids[:10] == ["0"] * 10 and ids[10:20] == ["1"] * 10  # 20 instances: 10 per rule go to test, in order

@@ -27,6 +27,10 @@ def _data(tmp_path: Path, tiny_config):
     return train_data, valid_data, Vocabulary.build([train_data.sources, train_data.targets])
 
 
+PER_TYPE = ("valid_em_x_to_0", "valid_em_x_to_x", "valid_em_x_to_xx", "valid_em_xy_to_x", "valid_em_xy_to_xy")
+"""The per-rule-type validation exact match the synthetic data's log carries (issue 25), in §5.1's order."""
+
+
 def _weights(path: Path) -> dict:
     return torch.load(path, weights_only=True)["model"]
 
@@ -49,7 +53,7 @@ def test_outputs_and_log(tmp_path, tiny_config):
     state = _run(tmp_path, "full", tiny_config, data)
     run = tmp_path / "full"
     rows = list(csv.DictReader(open(run / "train_log.csv")))
-    assert [int(r["epoch"]) for r in rows] == [1, 2, 3, 4] and tuple(rows[0]) == LOG_FIELDS
+    assert [int(r["epoch"]) for r in rows] == [1, 2, 3, 4] and tuple(rows[0]) == LOG_FIELDS + PER_TYPE
     assert all(float(r["tokens_per_s"]) > 0 for r in rows)
     best = torch.load(run / "best.pt", weights_only=True)
     assert best["epoch"] == state.best_epoch
@@ -179,7 +183,7 @@ def test_the_log_reports_token_accuracy_and_extra_validation_metrics(tmp_path, t
     data = _data(tmp_path, tiny_config)
     _run(tmp_path, "monitored", tiny_config, data, max_epochs=2, schedule={"log_metrics": ["exact_match", "bleu"]})
     rows = list(csv.DictReader(open(tmp_path / "monitored" / "train_log.csv")))
-    assert tuple(rows[0]) == LOG_FIELDS + ("valid_exact_match", "valid_bleu")
+    assert tuple(rows[0]) == LOG_FIELDS + ("valid_exact_match", "valid_bleu") + PER_TYPE
     for row in rows:
         assert 0.0 <= float(row["train_accuracy"]) <= 100.0 and 0.0 <= float(row["valid_accuracy"]) <= 100.0
         # the selection metric is exact match too, from the same greedy outputs
@@ -234,3 +238,33 @@ def test_a_run_whose_metrics_are_numpy_scalars_still_resumes(tmp_path, tiny_conf
     _run(tmp_path, "np", tiny_config, data, stop_after_epoch=2, validator=lambda outputs: next(scores))
     state = _run(tmp_path, "np", tiny_config, data, validator=lambda outputs: next(scores))
     assert [row["valid_metric"] for row in state.log_rows] == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_exact_match_by_rule_type_counted_by_hand():
+    from paragen.data.corpus import ParallelCorpus
+    from paragen.training import exact_match_by_tag, tag_column
+
+    data = ParallelCorpus(sources=[["s"]] * 5, targets=[["a"], ["b"], ["c"], ["d"], ["e"]],
+                          tags=["x->x", "x->x", "xy->xy", "xy->xy", "xy->xy"])
+    outputs = [["a"], ["z"], ["c"], ["d"], ["e", "e"]]  # x->x: 1 of 2 right; xy->xy: 2 of 3
+    scores = exact_match_by_tag(outputs, data)
+    assert scores == pytest.approx({"x->x": 50.0, "xy->xy": 200 / 3})
+    assert tag_column("xy->xy") == "valid_em_xy_to_xy" and tag_column("x->0") == "valid_em_x_to_0"
+    assert exact_match_by_tag(outputs, ParallelCorpus(data.sources, data.targets)) == {}
+
+
+def test_the_log_carries_each_rule_types_validation_accuracy(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "typed", tiny_config, data, max_epochs=3)
+    rows = list(csv.DictReader(open(tmp_path / "typed" / "train_log.csv")))
+    tags = data[1].tags
+    counts = {t: tags.count(t) for t in set(tags)}
+    columns = {t: "valid_em_" + t.replace("->", "_to_") for t in counts}
+    for row in rows:
+        # the overall selection metric is the count-weighted mean of the per-type accuracies
+        overall = sum(counts[t] * float(row[c]) for t, c in columns.items()) / len(tags)
+        assert overall == pytest.approx(float(row["valid_metric"]), abs=0.01)
+        for c in columns.values():
+            # each type's accuracy is k / count for a whole number of right outputs k
+            hits = float(row[c]) * counts[next(t for t in columns if columns[t] == c)] / 100
+            assert hits == pytest.approx(round(hits), abs=0.01)

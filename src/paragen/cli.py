@@ -79,6 +79,11 @@ def cmd_generate(args: argparse.Namespace) -> None:
     splits = module.generate(spec)
     module.write_splits(splits, _dataset_dir(args.dataset))
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
+    if module is synthetic:
+        stats = synthetic.statistics(spec, splits)
+        write_json(_dataset_dir(args.dataset) / synthetic.STATISTICS_FILE, stats)
+        for rule_type, row in stats.items():
+            log.info("%s %-6s %s", args.dataset, rule_type, ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in row.items()))
 
 
 def cmd_vocab(args: argparse.Namespace) -> None:

@@ -62,6 +62,13 @@ class SyntheticDataset(_Strict):
         (1, 15), description="min/max symbols a variable x or y is filled with"
     )
     valid_fraction: Fraction = Field(0.1, description="slice of train held out for validation")
+    separate_variables: bool = Field(
+        True, description="x and y never adjacent in a source pattern (at least one regular symbol between "
+        "them, as in every example of §5.1), and an instance whose fillers still split two ways is redrawn; "
+        "false: the variables anywhere (paragen before issue 25), where adjacent x y cannot be told apart")
+    target_from_source: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.5, description="chance that a target regular symbol is one of the rule's own source symbols (§5.1's "
+        "examples: 7 of their 13 target symbols are; 0: independent draws, paragen before issue 25)")
     seed: int = 1
 
     @model_validator(mode="after")

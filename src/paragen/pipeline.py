@@ -22,7 +22,7 @@ import yaml
 
 from paragen.config import (Comparison, HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset,
                             TableConfig, rules_used)
-from paragen.data.synthetic import SPLITS
+from paragen.data.synthetic import SPLITS, STATISTICS_FILE
 from paragen.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
                                   datasets_items, oddgen_item, sweep_items, table_items, training_panels_item,
                                   valid_curves_item)
@@ -144,8 +144,10 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
 
 def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
     """What ``paragen generate`` writes: per split the pairs and a tag (rule data) or gold links (headline data)."""
-    extra = "align" if isinstance(config.datasets[dataset], HeadlineSyntheticDataset) else "tag"
-    return tuple(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", extra))
+    if isinstance(config.datasets[dataset], HeadlineSyntheticDataset):
+        return tuple(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "align"))
+    return (*(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "tag", "rule")),
+            f"data/prepared/{dataset}/{STATISTICS_FILE}")
 
 
 def rescored_baselines(table: TableConfig) -> bool:

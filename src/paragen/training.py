@@ -53,6 +53,7 @@ from paragen.objectives import objective
 from paragen.schedules import set_rate
 from paragen.runlock import run_lock
 from paragen.stopping_rule import SESSIONS_FILE, TrainState, replayed_stop
+from paragen.metrics.exact import accuracy_by_tag
 from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
 
@@ -251,6 +252,7 @@ def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, tr
         outputs = [h.nbest[0] for h in hyps]
     # float(): metrics may come back as numpy scalars, which a weights-only load of the resume state refuses
     metric = float(validator(outputs)) if validator is not None else -valid_loss
+    by_tag = exact_match_by_tag(outputs, valid_data) if outputs is not None else {}
     row = {"epoch": epoch, "train_loss": round(total_loss / max(total_tokens, 1), 5),
            "valid_loss": round(valid_loss, 5), "valid_metric": round(metric, 4),
            "wall_time_s": round(time.perf_counter() - started, 2),
@@ -258,8 +260,23 @@ def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, tr
            "train_accuracy": round(100.0 * total_correct / max(total_tokens, 1), 3),
            "valid_accuracy": round(valid_accuracy, 3),
            **{f"valid_{m}": round(float(score(outputs)), 4) for m, score in monitors.items()},
+           **{tag_column(tag): round(value, 4) for tag, value in by_tag.items()},
            **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
     return row, metric
+
+
+def tag_column(tag: str) -> str:
+    """The train_log.csv column of one tag's validation exact match: ``x->xx`` gives ``valid_em_x_to_xx``."""
+    return "valid_em_" + tag.replace("->", "_to_")
+
+
+def exact_match_by_tag(outputs: list[list[str]], data: ParallelCorpus) -> dict[str, float]:
+    """Exact match (%) of the greedy validation outputs within each tag (the synthetic data's rule types);
+    empty for data without tags."""
+    if data.tags is None:
+        return {}
+    scores = accuracy_by_tag([[h] for h in outputs], data.targets, data.tags)
+    return {tag: float(row["top1"]) for tag, row in scores.items() if tag != "all"}
 
 
 def autocast(device: torch.device, enabled: bool) -> torch.autocast:

@@ -10,8 +10,10 @@ an instance right is to copy them: exactly what the five rule types probe.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from paragen.atomic import atomic_open
 from paragen.config import SyntheticDataset
@@ -27,6 +29,9 @@ _TARGET_VARIABLES: dict[str, tuple[str, ...]] = {
     "xy->xy": ("x", "y"),
 }
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
+VARIABLES: tuple[str, ...] = ("x", "y")
+STATISTICS_FILE = "generation.json"
+"""Written beside the splits by ``paragen generate``: :func:`statistics` of the generated data."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,15 @@ class Rule:
 
 @dataclass(frozen=True)
 class Example:
+    """One instance; ``rule`` is its rule's index, ``fillers`` the variables' values, ``redraws`` how many
+    ambiguous draws it replaced."""
+
     source: list[str]
     target: list[str]
     rule_type: str
+    rule: int = 0
+    fillers: dict[str, list[str]] = field(default_factory=dict)
+    redraws: int = 0
 
 
 def _fill(pattern: tuple[str, ...], fillers: dict[str, list[str]]) -> list[str]:
@@ -62,28 +73,48 @@ def symbol(index: int) -> str:
 
 
 def _insert_at_random(rng: random.Random, symbols: list[str], variables: tuple[str, ...]) -> tuple[str, ...]:
-    """Place each variable at a random position among the regular symbols."""
+    """Place each variable at a random position among the regular symbols (variables may end up adjacent)."""
     pattern = list(symbols)
     for variable in variables:
         pattern.insert(rng.randint(0, len(pattern)), variable)
     return tuple(pattern)
 
 
+def _insert_apart(rng: random.Random, symbols: list[str], variables: tuple[str, ...]) -> tuple[str, ...]:
+    """Place the variables in distinct gaps between the regular symbols, so at least one regular symbol
+    separates any two of them (§5.1's examples: ``a b y d x e f``); ``symbols`` must have at least
+    ``len(variables) - 1`` entries."""
+    gaps = sorted(rng.sample(range(len(symbols) + 1), len(variables)))
+    pattern = list(symbols)
+    for offset, (gap, variable) in enumerate(zip(gaps, variables)):
+        pattern.insert(gap + offset, variable)
+    return tuple(pattern)
+
+
+def _target_symbols(rng: random.Random, count: int, source_symbols: list[str], spec: SyntheticDataset) -> list[str]:
+    """``count`` target regular symbols, each one of the rule's own source symbols with probability
+    ``spec.target_from_source`` (§5.1: ``a b c d x e f -> c d g``), else a fresh draw from the vocabulary."""
+    if spec.target_from_source == 0:  # the draws of paragen before issue 25, call for call
+        return [symbol(rng.randrange(spec.symbols)) for _ in range(count)]
+    return [rng.choice(source_symbols) if rng.random() < spec.target_from_source
+            else symbol(rng.randrange(spec.symbols)) for _ in range(count)]
+
+
 def make_rule(rng: random.Random, rule_type: str, spec: SyntheticDataset) -> Rule:
     """Draw one rule of ``rule_type`` with ``rule_length`` regular symbols split over both sides."""
     total = rng.randint(*spec.rule_length)
     on_source = rng.randint(1, total - 1)
-    draw = lambda n: [symbol(rng.randrange(spec.symbols)) for _ in range(n)]  # noqa: E731
     source_vars = ("x", "y") if rule_type.startswith("xy") else ("x",)
     source_vars = tuple(rng.sample(source_vars, len(source_vars)))
     target_vars = _TARGET_VARIABLES[rule_type]
     if rule_type == "xy->xy":
         target_vars = tuple(rng.sample(target_vars, 2))
-    return Rule(
-        rule_type=rule_type,
-        source=_insert_at_random(rng, draw(on_source), source_vars),
-        target=_insert_at_random(rng, draw(total - on_source), target_vars),
-    )
+    # the draws in this order keep the old data (both switches off) identical, draw for draw
+    source_symbols = [symbol(rng.randrange(spec.symbols)) for _ in range(on_source)]
+    place = _insert_apart if spec.separate_variables else _insert_at_random
+    source = place(rng, source_symbols, source_vars)
+    target = _insert_at_random(rng, _target_symbols(rng, total - on_source, source_symbols, spec), target_vars)
+    return Rule(rule_type=rule_type, source=source, target=target)
 
 
 def make_rules(spec: SyntheticDataset, rng: random.Random) -> list[Rule]:
@@ -91,24 +122,65 @@ def make_rules(spec: SyntheticDataset, rng: random.Random) -> list[Rule]:
     return [make_rule(rng, RULE_TYPES[i % len(RULE_TYPES)], spec) for i in range(spec.rules)]
 
 
+def variables_adjacent(rule: Rule) -> bool:
+    """Whether x and y sit side by side in the source: then no model can tell where x's filler ends."""
+    return any(a in VARIABLES and b in VARIABLES for a, b in zip(rule.source, rule.source[1:]))
+
+
+def parses(pattern: Sequence[str], source: Sequence[str], limit: int = 2) -> int:
+    """How many ways (counted up to ``limit``) ``source`` splits into ``pattern``'s regular symbols and
+    non-empty fillers of its variables: 1 for an instance whose fillers can be recovered."""
+
+    @functools.lru_cache(maxsize=None)
+    def count(p: int, s: int) -> int:
+        if p == len(pattern):
+            return int(s == len(source))
+        if pattern[p] not in VARIABLES:
+            return count(p + 1, s + 1) if s < len(source) and source[s] == pattern[p] else 0
+        total = 0
+        for end in range(s + 1, len(source) + 1):
+            total += count(p + 1, end)
+            if total >= limit:
+                break
+        return min(total, limit)
+
+    return count(0, 0)
+
+
+def _fillers(rng: random.Random, spec: SyntheticDataset) -> dict[str, list[str]]:
+    return {var: [symbol(rng.randrange(spec.symbols)) for _ in range(rng.randint(*spec.variable_length))]
+            for var in VARIABLES}
+
+
+REDRAW_LIMIT = 1000
+"""Draws of one instance's fillers before the generator gives up on a rule (never reached in practice: a
+filler must repeat the rule's separating symbols in place for a second parse)."""
+
+
 def generate(spec: SyntheticDataset) -> dict[str, list[Example]]:
     """Every split of the dataset; deterministic for ``spec.seed``.
 
     Each rule's instances go half to train and half to test (the paper's
     50/50 split), and ``valid_fraction`` of each rule's train half becomes
-    validation data, so every split covers every rule.
+    validation data, so every split covers every rule. With ``separate_variables``
+    an instance whose source splits into fillers in more than one way is redrawn.
     """
     rng = random.Random(spec.seed)
     splits: dict[str, list[Example]] = {name: [] for name in SPLITS}
-    for rule in make_rules(spec, rng):
+    for index, rule in enumerate(make_rules(spec, rng)):
         instances = []
         for _ in range(spec.instances_per_rule):
-            fillers = {
-                var: [symbol(rng.randrange(spec.symbols)) for _ in range(rng.randint(*spec.variable_length))]
-                for var in ("x", "y")
-            }
+            fillers = _fillers(rng, spec)
             source, target = rule.apply(fillers)
-            instances.append(Example(source, target, rule.rule_type))
+            redraws = 0
+            while spec.separate_variables and parses(rule.source, source) != 1:
+                redraws += 1
+                if redraws > REDRAW_LIMIT:
+                    raise ValueError(f"rule {index} ({' '.join(rule.source)}): no unambiguous instance in "
+                                     f"{REDRAW_LIMIT} draws")
+                fillers = _fillers(rng, spec)
+                source, target = rule.apply(fillers)
+            instances.append(Example(source, target, rule.rule_type, index, fillers, redraws))
         half = spec.instances_per_rule // 2
         train, test = instances[:half], instances[half:]
         n_valid = max(1, round(len(train) * spec.valid_fraction)) if len(train) > 1 else 0
@@ -119,12 +191,41 @@ def generate(spec: SyntheticDataset) -> dict[str, list[Example]]:
     return splits
 
 
+def statistics(spec: SyntheticDataset, splits: dict[str, list[Example]]) -> dict[str, dict[str, float]]:
+    """Per rule type, what ``paragen generate`` reports: rules, instances, rules whose variables are adjacent
+    (ambiguous), instances redrawn, and the mean filler, rule and sentence lengths."""
+    rules = make_rules(spec, random.Random(spec.seed))  # the same draws as generate(): the rules come first
+    examples = [e for split in splits.values() for e in split]
+    result: dict[str, dict[str, float]] = {}
+    for rule_type in RULE_TYPES:
+        own = [r for r in rules if r.rule_type == rule_type]
+        mine = [e for e in examples if e.rule_type == rule_type]
+        used = [v for v in VARIABLES if v in own[0].source] if own else []
+        fillers = [len(e.fillers[v]) for e in mine for v in used]
+        result[rule_type] = {
+            "rules": len(own),
+            "instances": len(mine),
+            "ambiguous_rules": sum(variables_adjacent(r) for r in own),
+            "redrawn_instances": sum(e.redraws > 0 for e in mine),
+            "mean_filler_length": _mean(fillers),
+            "mean_rule_length": _mean([sum(s not in VARIABLES for s in r.source + r.target) for r in own]),
+            "mean_source_length": _mean([len(e.source) for e in mine]),
+            "mean_target_length": _mean([len(e.target) for e in mine]),
+        }
+    return result
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 3) if values else 0.0
+
+
 def write_splits(splits: dict[str, list[Example]], out_dir: str | Path) -> None:
-    """Write ``<split>.src``, ``<split>.tgt`` and ``<split>.tag`` (rule type), one example per line."""
+    """Write ``<split>.src``, ``<split>.tgt``, ``<split>.tag`` (rule type) and ``<split>.rule`` (rule index,
+    for resampling rules), one example per line."""
     out_dir = Path(out_dir)
     for split, examples in splits.items():
-        for suffix, field in (("src", "source"), ("tgt", "target"), ("tag", "rule_type")):
+        for suffix, attribute in (("src", "source"), ("tgt", "target"), ("tag", "rule_type"), ("rule", "rule")):
             with atomic_open(out_dir / f"{split}.{suffix}") as handle:
                 for ex in examples:
-                    value = getattr(ex, field)
-                    handle.write((value if isinstance(value, str) else " ".join(value)) + "\n")
+                    value = getattr(ex, attribute)
+                    handle.write((" ".join(value) if isinstance(value, list) else str(value)) + "\n")
