@@ -22,7 +22,8 @@ pytestmark = pytest.mark.e2e
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 RESULTS = ["results/tables/copynet_synthetic.md", "results/tables/copynet_synthetic.csv",
            "results/tables/copynet_synthetic.tex", "results/figures/copynet_synthetic_valid_curves.png",
-           "results/figures/copynet_synthetic_copy_heatmap.png", "results/REPORT.md",
+           "results/figures/copynet_synthetic_copy_heatmap.png", "results/figures/copynet_synthetic_type_curves.png",
+           "results/REPORT.md",
            "results/metrics/t_copynet.json", "results/metrics/t_copynet.headline.json"]
 
 
@@ -50,6 +51,14 @@ def check_results(directory: Path) -> None:
     assert all(r["paper"] == "" for r in rows if r["row"] == "WEAN")
     report = (directory / "results/REPORT.md").read_text()
     assert "copynet_synthetic_copy_heatmap.png" in report and "| CopyNet |" in report
+    assert "copynet_synthetic_type_curves.png" in report
+    # issue 25: each one-run cell carries its rule-resampling interval, and the caption the closest epochs
+    assert all(r["ci95_low"] != "" and float(r["ci95_low"]) <= float(r["reproduced"]) <= float(r["ci95_high"])
+               for r in rows)
+    table = (directory / "results/tables/copynet_synthetic.md").read_text()
+    assert "closest to the paper's row" in table and "CopyNet epoch" in table
+    stats = json.loads((directory / "data/prepared/tiny/generation.json").read_text())
+    assert all(stats["by_type"][t]["ambiguous_rules"] == 0 for t in stats["by_type"])
 
 
 def test_snakemake_reports_a_yaml_mistake_with_paragens_message(workflow_dir):

@@ -200,3 +200,20 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
 def test_a_floor_above_the_cap_is_refused():
     with pytest.raises(ValueError, match=r"min_epochs \(9\) must not exceed max_epochs \(8\)"):
         _training(8, 3, min_epochs=9)
+
+
+def test_one_run_cells_show_the_rule_interval_as_plus_minus_and_in_the_csv(tmp_path):
+    paper = PaperTable.load("copynet_table1")
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"metric": "exact", "score": 0, "count": 10, "by_tag": {
+        t: {"top1": 80.0, **({"top1_ci95": [70.0, 86.0]} if t == "xy->xy" else {})}
+        for t in ["x->0", "x->x", "x->xx", "xy->x", "xy->xy"]}}))
+    table = fill_table("t", "Title", "Caption.", paper, {"CopyNet": path})
+    assert table.cells[("CopyNet", "xy->xy")].interval == (70.0, 86.0)
+    md = to_markdown(table)
+    assert "77.5 / 80.0 ± 8.0 (+2.5)" in md  # (86 - 70) / 2
+    assert "| 97.3 / 80.0 (-17.3) |" in md  # no interval in the file: no ±
+    assert "95 % interval" in md
+    lines = to_csv(table).splitlines()
+    assert lines[0].endswith(",ci95_low,ci95_high")
+    assert any(line.startswith("t,CopyNet,xy->xy,") and line.endswith(",70.00,86.00") for line in lines)

@@ -83,3 +83,37 @@ def test_headline_of_an_evaluation_lists_each_metric():
     result = {"experiment": "e", "count": 3, "bleu": {"metric": "bleu", "score": 20.5, "signature": "s"},
               "rouge": {"metric": "rouge", "score": {"rouge1": 1.0, "rouge2": 2.0, "rougeL": 3.0}}}
     assert headline(result) == {"bleu": 20.5, "rouge": {"rouge1": 1.0, "rouge2": 2.0, "rougeL": 3.0}, "count": 3}
+
+
+def test_rule_resampling_interval_worked_by_hand():
+    """Two rules of two instances: A always right, B always wrong. A resample of 2 rules is AA (100 %), AB or
+    BA (50 %), or BB (0 %), with chances 1/4, 1/2, 1/4: the 2.5th percentile is 0, the 97.5th 100, and the
+    middle half of the resamples is 50."""
+    import numpy as np
+
+    from paragen.metrics.bootstrap import cluster_interval
+
+    correct = np.array([1.0, 1.0, 0.0, 0.0])
+    assert cluster_interval(correct, ["A", "A", "B", "B"], samples=2000) == (0.0, 100.0)
+    assert cluster_interval(correct, ["A", "A", "B", "B"], samples=2000, level=0.4) == (50.0, 50.0)
+    # resampling lines instead would allow 25 % and 75 %; rules of unequal size weigh by their instances:
+    # A (3 right of 3) and B (0 of 1): AA 100, AB/BA 75, BB 0
+    uneven = cluster_interval(np.array([1.0, 1.0, 1.0, 0.0]), ["A", "A", "A", "B"], samples=2000, level=0.4)
+    assert uneven == (75.0, 75.0)
+    with pytest.raises(ValueError, match="3 sentences but 2 group"):
+        cluster_interval(np.array([1.0, 1.0, 0.0]), ["A", "B"])
+
+
+def test_score_groups_gives_each_tag_a_rule_interval(tmp_path):
+    (tmp_path / "ref").write_text("a\nb\nc\nd\ne\nf\n")
+    (tmp_path / "hyp").write_text("a\nb\nz\nz\ne\nf\n")  # type t: rule 1 right, rule 2 wrong; type u: all right
+    (tmp_path / "tag").write_text("t\nt\nt\nt\nu\nu\n")
+    (tmp_path / "rule").write_text("1\n1\n2\n2\n3\n3\n")
+    out = tmp_path / "m.json"
+    main(["score", "--metric", "exact", "--ref", str(tmp_path / "ref"), "--hyp", str(tmp_path / "hyp"),
+          "--tags", str(tmp_path / "tag"), "--groups", str(tmp_path / "rule"), "--out", str(out)])
+    by_tag = json.loads(out.read_text())["by_tag"]
+    assert by_tag["t"]["top1"] == 50.0 and by_tag["t"]["top1_ci95"] == [0.0, 100.0]
+    assert by_tag["u"]["top1_ci95"] == [100.0, 100.0]
+    assert main(["score", "--metric", "bleu", "--ref", str(tmp_path / "ref"), "--hyp", str(tmp_path / "hyp"),
+                 "--groups", str(tmp_path / "rule")]) != 0

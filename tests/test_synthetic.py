@@ -182,3 +182,26 @@ def test_written_rule_ids_and_statistics_file(tmp_path):
     ids = (tmp_path / "test.rule").read_text().split()
     assert ids == [str(e.rule) for e in splits["test"]]
     assert ids[:10] == ["0"] * 10 and ids[10:20] == ["1"] * 10  # 20 instances: 10 per rule go to test, in order
+
+
+def test_filler_spans_by_hand():
+    from paragen.data.synthetic import filler_spans
+
+    # a x b y c over a p q b r c: x = p q at [1, 3), y = r at [4, 5)
+    assert filler_spans(["a", "x", "b", "y", "c"], ["a", "p", "q", "b", "r", "c"]) == {"x": [1, 3], "y": [4, 5]}
+    assert filler_spans(["y", "b", "x"], ["p", "b", "q", "r"]) == {"y": [0, 1], "x": [2, 4]}
+    assert filler_spans(["a", "x", "b", "y", "c"], ["a", "p", "b", "q", "b", "r", "c"]) is None  # two readings
+
+
+def test_spans_of_generated_test_lines_match_the_drawn_fillers(tmp_path):
+    import json
+
+    from paragen.data.synthetic import STATISTICS_FILE, rules_json, spans_of_test_lines, write_splits
+
+    splits = generate(NEW)
+    write_splits(splits, tmp_path)
+    (tmp_path / STATISTICS_FILE).write_text(json.dumps({"rules": rules_json(NEW)}))
+    spans = spans_of_test_lines(tmp_path, [e.source for e in splits["test"]])
+    for example, span in zip(splits["test"], spans):
+        for variable, (start, end) in span.items():
+            assert example.source[start:end] == example.fillers[variable]

@@ -81,7 +81,8 @@ def cmd_generate(args: argparse.Namespace) -> None:
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
     if module is synthetic:
         stats = synthetic.statistics(spec, splits)
-        write_json(_dataset_dir(args.dataset) / synthetic.STATISTICS_FILE, stats)
+        write_json(_dataset_dir(args.dataset) / synthetic.STATISTICS_FILE,
+                   {"by_type": stats, "rules": synthetic.rules_json(spec)})
         for rule_type, row in stats.items():
             log.info("%s %-6s %s", args.dataset, rule_type, ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in row.items()))
 
@@ -208,11 +209,14 @@ def cmd_decode(args: argparse.Namespace) -> None:
     with atomic_open(pipeline.hyp_path(args.experiment, args.split)) as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
     if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
+        from paragen.data.synthetic import spans_of_test_lines
+
         tags = read_lines(Path(data.directory) / "test.tag")
         references = [line.split() for line in read_lines(Path(data.directory) / "test.tgt")]
         outputs = [r.nbest[0] for r in results]
+        spans = spans_of_test_lines(data.directory, sources)  # None on a line whose rule's x and y are adjacent
         write_json(pipeline.copy_trace_path(args.experiment),
-                   copy_examples(model, sources, outputs, references, tags, vocab, device))
+                   copy_examples(model, sources, outputs, references, tags, vocab, device, spans))
     log.info("%s: decoded %d sentences of %s", args.experiment, len(results), args.split)
 
 
@@ -319,10 +323,13 @@ def cmd_scoring_variants(args: argparse.Namespace) -> None:
 def cmd_score(args: argparse.Namespace) -> None:
     from paragen.scoring import ScoreRequest, headline, score
 
+    if args.groups and (args.metric != "exact" or not args.tags):
+        raise ConfigError("--groups: only with --metric exact and --tags (each tag's interval resamples its groups)")
     request = ScoreRequest(
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
         tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
-        rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, topk=args.topk, compare=args.compare,
+        rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, groups=args.groups, topk=args.topk,
+        compare=args.compare,
         bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe,
         max_line_chars=args.max_line_chars)
     result = score(request)
@@ -627,6 +634,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--nbest", type=input_file, help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
     p.add_argument("--tags", type=input_file,
                    help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
+    p.add_argument("--groups", type=input_file,
+                   help="with --tags: one group per line (e.g. the rule, `paragen generate`'s <split>.rule): each "
+                   "tag's accuracy gets a 95 %% interval from resampling its groups (top1_ci95)")
     p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
     p.add_argument("--compare", type=input_file,
                    help="a second system's output: paired bootstrap test of --hyp against it")

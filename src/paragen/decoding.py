@@ -95,18 +95,24 @@ def trace_copy_modes(model: Seq2Seq, source: Sequence[str], output: Sequence[str
 
 def copy_examples(model: Seq2Seq, sources: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]],
                   references: Sequence[Sequence[str]], tags: Sequence[str], vocab: Vocabulary,
-                  device: torch.device) -> dict[str, dict[str, dict | None]]:
+                  device: torch.device, spans: Sequence[dict[str, list[int]] | None] | None = None
+                  ) -> dict[str, dict[str, dict | None]]:
     """Heat-map examples chosen by a stated rule: per rule type, the first test line (in file order) whose
     top-1 output equals its reference and the first whose output does not (``None`` when there is none).
 
-    Each trace carries its 1-based test ``line``, the ``reference`` and whether the output is ``correct``.
+    Each trace carries its 1-based test ``line``, the ``reference`` and whether the output is ``correct``. With
+    ``spans`` (per line, each variable's [start, end) in the source, or None for a line of an ambiguous rule,
+    :func:`paragen.data.synthetic.spans_of_test_lines`) only lines with spans are chosen, and the trace carries them.
     """
     examples: dict[str, dict[str, dict | None]] = {}
     for index, (source, output, reference, tag) in enumerate(zip(sources, outputs, references, tags)):
+        if spans is not None and spans[index] is None:
+            continue
         correct = list(output) == list(reference)
         chosen = examples.setdefault(tag, {"correct": None, "wrong": None})
         key = "correct" if correct else "wrong"
         if chosen[key] is None:
             chosen[key] = {**trace_copy_modes(model, source, output, vocab, device), "line": index + 1,
-                           "reference": list(reference), "correct": correct}
+                           "reference": list(reference), "correct": correct,
+                           **({"spans": spans[index]} if spans is not None else {})}
     return examples

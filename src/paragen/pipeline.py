@@ -25,7 +25,7 @@ from paragen.config import (Comparison, HeadlineSyntheticDataset, ParagenConfig,
 from paragen.data.synthetic import SPLITS, STATISTICS_FILE
 from paragen.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
                                   datasets_items, oddgen_item, sweep_items, table_items, training_panels_item,
-                                  valid_curves_item)
+                                  type_curves_item, valid_curves_item)
 from paragen.seeds import is_replica, replica_runs, replicas
 from paragen.resources import CPU_STAGE, FETCH_STAGE, Resources, data_resources, decode_resources, train_resources
 
@@ -84,12 +84,24 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
-def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Validation curves, the copy heat map (CopyNet rows), and 003 Figure 1's panels per experiment in ``panels``."""
+def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_type: bool = False) -> tuple[str, ...]:
+    """Validation curves, the copy heat map (CopyNet rows), 003 Figure 1's panels per experiment in ``panels``, and
+    (rule data) the per-rule-type validation curves, last."""
     paths = [f"results/figures/{table}_valid_curves.png"]
     if copying:
         paths.append(f"results/figures/{table}_copy_heatmap.png")
-    return tuple(paths) + tuple(training_panels_path(table, e) for e in panels)
+    return (tuple(paths) + tuple(training_panels_path(table, e) for e in panels)
+            + ((type_curves_path(table),) if by_type else ()))
+
+
+def type_curves_path(table: str) -> str:
+    return f"results/figures/{table}_type_curves.png"
+
+
+def rule_data_rows(config: ParagenConfig, experiments: list[str]) -> bool:
+    """Whether the trained rows learn CopyNet's rule data: their logs carry per-rule-type validation accuracy."""
+    return any(isinstance(config.datasets[config.experiments[e].dataset], SyntheticDataset)
+               for e in experiments if e in config.experiments)
 
 
 def training_panels_path(table: str, experiment: str) -> str:
@@ -139,7 +151,8 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
     return ExperimentData(
         f"data/prepared/{dataset}", vocab_path(dataset), False,
         tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
-        (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag")))
+        (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag"),
+         prepared(dataset, "test", "rule"), f"data/prepared/{dataset}/{STATISTICS_FILE}"))
 
 
 def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
@@ -470,12 +483,13 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     if data.evaluated:
         return stages_ + [evaluate_stage(config, exp)]
     test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
+    test_rule = data.test_deps[3]  # each cell's 95 % interval resamples rules
     stages_.append(Stage(
         name=f"score_{exp}", step="score",
         cmd=_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp", f"{run}/test.hyp",
-                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--out", metrics,
-                     "--headline", headline),
-        deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag),
+                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--groups", test_rule,
+                     "--out", metrics, "--headline", headline),
+        deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag, test_rule),
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
     ))
     return stages_
@@ -587,8 +601,8 @@ def report_stage(config: ParagenConfig, table_name: str, table: TableConfig) -> 
         pairs_row = pairs_experiment(config, table)
         deps += (aligned_pairs_path(pairs_row),) if pairs_row else ()
         deps += tuple(comparison_path(a, b) for c in table.comparisons for a, b, _ in compared_runs(config, table, c))
-        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows),
-                                                         panel_experiments(config, trained)) if trained else ()) \
+        outs = table_outputs(table_name) + (figure_paths(table_name, bool(copy_rows), panel_experiments(config, trained),
+                                                         rule_data_rows(config, trained)) if trained else ()) \
             + analysis_figures(config, table_name, table) + (aligned_pairs_outputs(table_name) if pairs_row else ())
     report = table_report_items(config, table_name, table, trained if table.kind == "scores" else [])
     first = config.dataset_of(table.experiments()[0])
@@ -620,14 +634,15 @@ def table_report_items(config: ParagenConfig, table_name: str, table: TableConfi
     row_of = {exp: row for row, exp in reversed(table.rows.items())}  # the first label naming an experiment
     copy_rows = copy_traced_experiments(config, trained)
     panels = panel_experiments(config, trained)
-    figures = figure_paths(table_name, bool(copy_rows), panels)
+    by_type = rule_data_rows(config, trained)
+    figures = figure_paths(table_name, bool(copy_rows), panels, by_type)
     datasets = list(dict.fromkeys(config.experiments[e].dataset for e in trained))
     items += (valid_curves_item(table, figures[0], curve_column(config, trained)[1], [row_of[e] for e in trained],
                                 datasets),)
     if copy_rows:
         items += (copy_heatmap_item(table, figures[1], row_of[copy_rows[0]]),)
-    return items + tuple(training_panels_item(table, training_panels_path(table_name, e), row_of[e], e)
-                         for e in panels)
+    items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of[e], e) for e in panels)
+    return items + ((type_curves_item(table, figures[-1], [row_of[e] for e in trained]),) if by_type else ())
 
 
 def heatmap_experiments(config: ParagenConfig, table: TableConfig) -> tuple[str, ...]:

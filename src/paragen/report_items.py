@@ -73,6 +73,13 @@ def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str]
         "they are not the table's test scores."))
 
 
+def type_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Exact match on the validation split after each training epoch, one panel per "
+        f"rule type, one line per trained row ({', '.join(rows)}); dashed: the paper's test accuracy of the row. "
+        "The caption of the table names, per row, the epoch whose five accuracies come closest to the paper's."))
+
+
 def copy_heatmap_item(table: TableConfig, path: str, row: str) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Copy-mode heat map of {row} (in the manner of CopyNet Figure 3): the copy-mode "

@@ -38,6 +38,7 @@ class ScoreRequest:
     rouge_perl: bool = False
     nbest: str | None = None
     tags: str | None = None
+    groups: str | None = None  # exact match: a group (rule) per line; each tag's accuracy gets a 95 % interval
     topk: list[int] = field(default_factory=lambda: [1])
     compare: str | None = None
     bootstrap_samples: int = 1000
@@ -202,9 +203,25 @@ def _exact(request: ScoreRequest, hyps: list[str]):
     _aligned(request.refs[0], refs, request.tags or request.refs[0], tags)
     by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)
     overall = by_tag.pop("all")
+    if request.groups is not None:
+        groups = read_lines(request.groups)
+        _aligned(request.refs[0], refs, request.groups, groups)
+        _group_intervals(by_tag, [float(h.split() == r.split()) for h, r in zip(hyps, refs)], tags, groups, request)
     stats = lambda h: np.array([[float(a.split() == b.split())] for a, b in zip(h, refs)])  # noqa: E731
     return ({"score": overall["top1"], "count": overall["count"], "overall": overall, "by_tag": by_tag}, None, stats,
             lambda rows: 100.0 * float(rows.mean()))
+
+
+def _group_intervals(by_tag: dict[str, dict[str, Any]], correct: list[float], tags: list[str], groups: list[str],
+                     request: ScoreRequest) -> None:
+    """Add ``top1_ci95`` ([low, high]) to each tag: the interval from resampling its groups (rules), not lines."""
+    from paragen.metrics.bootstrap import cluster_interval
+
+    for tag, row in by_tag.items():
+        ids = [i for i, t in enumerate(tags) if t == tag]
+        low, high = cluster_interval(np.array([correct[i] for i in ids]), [groups[i] for i in ids],
+                                     request.bootstrap_samples, request.seed)
+        row["top1_ci95"] = [round(low, 4), round(high, 4)]
 
 
 def _oddgen(request: ScoreRequest, hyps: list[str]):

@@ -43,6 +43,7 @@ from paragen.batching import batch_at, batch_order, iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_used
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.fetch import digests
+from paragen.data.synthetic import tag_column
 from paragen.decoding import translate
 from paragen.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.models import build_model, vocabulary_for
@@ -263,11 +264,6 @@ def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, tr
            **{tag_column(tag): round(value, 4) for tag, value in by_tag.items()},
            **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
     return row, metric
-
-
-def tag_column(tag: str) -> str:
-    """The train_log.csv column of one tag's validation exact match: ``x->xx`` gives ``valid_em_x_to_xx``."""
-    return "valid_em_" + tag.replace("->", "_to_")
 
 
 def exact_match_by_tag(outputs: list[list[str]], data: ParallelCorpus) -> dict[str, float]:

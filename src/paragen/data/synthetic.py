@@ -60,6 +60,11 @@ class Example:
     redraws: int = 0
 
 
+def tag_column(tag: str) -> str:
+    """The train_log.csv column of one rule type's validation exact match: ``x->xx`` gives ``valid_em_x_to_xx``."""
+    return "valid_em_" + tag.replace("->", "_to_")
+
+
 def _fill(pattern: tuple[str, ...], fillers: dict[str, list[str]]) -> list[str]:
     out: list[str] = []
     for item in pattern:
@@ -145,6 +150,47 @@ def parses(pattern: Sequence[str], source: Sequence[str], limit: int = 2) -> int
         return min(total, limit)
 
     return count(0, 0)
+
+
+def filler_spans(pattern: Sequence[str], source: Sequence[str]) -> dict[str, list[int]] | None:
+    """Each variable's [start, end) in ``source`` when it splits into ``pattern`` one way only, else None."""
+    if parses(pattern, source) != 1:
+        return None
+    spans: dict[str, list[int]] = {}
+
+    def walk(p: int, s: int) -> bool:  # the one reading, found depth first
+        if p == len(pattern):
+            return s == len(source)
+        if pattern[p] not in VARIABLES:
+            return s < len(source) and source[s] == pattern[p] and walk(p + 1, s + 1)
+        for end in range(s + 1, len(source) + 1):
+            if walk(p + 1, end):
+                spans[pattern[p]] = [s, end]
+                return True
+        return False
+
+    walk(0, 0)
+    return spans
+
+
+def rules_json(spec: SyntheticDataset) -> list[dict[str, object]]:
+    """The rules as ``paragen generate`` drew them (index = the ``<split>.rule`` value), for the heat maps."""
+    return [{"type": r.rule_type, "source": " ".join(r.source), "target": " ".join(r.target),
+             "adjacent_variables": variables_adjacent(r)} for r in make_rules(spec, random.Random(spec.seed))]
+
+
+def spans_of_test_lines(directory: str | Path, sources: Sequence[Sequence[str]]) -> list[dict[str, list[int]] | None]:
+    """Per test line, its fillers' spans (:func:`filler_spans`) from ``generation.json`` and ``test.rule``; None
+    on a line of a rule whose x and y are adjacent (data generated with ``separate_variables: false``)."""
+    import json
+
+    directory = Path(directory)
+    rules = json.loads((directory / STATISTICS_FILE).read_text(encoding="utf-8"))["rules"]
+    ids = (directory / "test.rule").read_text(encoding="utf-8").split()
+    if len(ids) != len(sources):
+        raise ValueError(f"{directory / 'test.rule'}: {len(ids)} lines but {len(sources)} test sources")
+    return [None if rules[int(i)]["adjacent_variables"] else filler_spans(rules[int(i)]["source"].split(), source)
+            for i, source in zip(ids, sources)]
 
 
 def _fillers(rng: random.Random, spec: SyntheticDataset) -> dict[str, list[str]]:

@@ -9,8 +9,10 @@ from pathlib import Path
 from paragen import pipeline
 from paragen.atomic import write_text
 from paragen.config import ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig
+from paragen.data.synthetic import tag_column
+from paragen.report.closest_epoch import closest_epoch, mean_rows
 from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, plot_curves, plot_odd_generation,
-                                    plot_training_panels, read_log)
+                                    plot_training_panels, plot_type_curves, read_log)
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.stopping_rule import SESSIONS_FILE, training_outcome
@@ -184,6 +186,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                 table.training.setdefault(row, []).append(
                     (seed if seeded else None, training_outcome(read_log(log_path), config.training_of(run))))
     table.comparisons = comparison_lines(config, spec)
+    table.caption += closest_epoch_text(config, paper, ran)
     table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
                                         for row, exp in ran.items()
                                         for run, seed in replica_runs(config, exp)})
@@ -194,7 +197,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         return
     copying = pipeline.copy_traced_experiments(config, list(ran.values()))
     panels = pipeline.panel_experiments(config, list(ran.values()))
-    figures = pipeline.figure_paths(table_name, bool(copying), panels)
+    figures = pipeline.figure_paths(table_name, bool(copying), panels, pipeline.rule_data_rows(config, list(ran.values())))
     logs = {row: [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
             for row, exp in ran.items()}
     column, label = pipeline.curve_column(config, list(ran.values()))
@@ -208,6 +211,10 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
         plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
                           "top-1 output equals the reference and the first whose does not")
+    if pipeline.rule_data_rows(config, list(ran.values())):
+        plot_type_curves(logs, figures[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
+                         paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
+                         "epoch (dashed: the paper's test accuracy)")
     for row, exp in ran.items():
         if exp in panels:
             plot_training_panels(logs[row][0], pipeline.training_panels_path(table_name, exp),
@@ -223,6 +230,31 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
+
+
+def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, str]) -> str:
+    """Caption sentence (rule data): per row with published numbers, the epoch whose per-type validation exact
+    match is closest to the paper's row, beside the distance at the selected epoch."""
+    if not pipeline.rule_data_rows(config, list(ran.values())):
+        return ""
+    columns = {c.key: tag_column(c.key) for c in paper.columns}
+    parts = []
+    for row, exp in ran.items():
+        paths = [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
+        if row not in paper.rows or not all(p.exists() for p in paths):
+            continue
+        logs = [read_log(p) for p in paths]
+        best = training_outcome(logs[0], config.training_of(exp)).best_epoch if len(logs) == 1 else None
+        found = closest_epoch(mean_rows(logs), paper.rows[row], columns, best)
+        if found is not None:
+            at_best = "" if found.best_epoch_distance is None else \
+                f"; {found.best_epoch_distance:.1f} at the selected epoch {best}"
+            parts.append(f"{row} epoch {found.epoch} ({found.distance:.1f}{at_best})")
+    if not parts:
+        return ""
+    return (" Epoch whose per-type validation exact match is closest to the paper's row (mean absolute difference "
+            "over the five types, points; with several seeds their per-epoch mean): " + ", ".join(parts) + ". The cells "
+            "are the selected (best validation) checkpoint's test scores.")
 
 
 def row_runs(config: ParagenConfig, experiment: str) -> RowSource:

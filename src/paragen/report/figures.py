@@ -45,7 +45,7 @@ def epoch_band(logs: list[list[dict[str, float]]], column: str) -> EpochBand:
     by_epoch: dict[float, list[float]] = {}
     for rows in logs:
         for row in rows:
-            by_epoch.setdefault(row["epoch"], []).append(row[column])
+            by_epoch.setdefault(row["epoch"], []).append(row.get(column, float("nan")))  # NaN: not logged
     epochs = sorted(by_epoch)
     stats = [mean_sd(by_epoch[e]) for e in epochs]
     return EpochBand(epochs, [m for m, _ in stats], [float("nan") if sd is None else sd for _, sd in stats],
@@ -81,6 +81,33 @@ def plot_curves(logs: dict[str, Path | list[Path]], path: str | Path, metric_lab
     _save(fig, path)
 
 
+def plot_type_curves(logs: dict[str, list[Path]], path: str | Path, columns: dict[str, tuple[str, str]],
+                     paper: dict[str, dict[str, float]], title: str) -> None:
+    """Per-rule-type validation exact match per epoch: one panel per type (``columns``: key -> (log column,
+    panel title)), one line per row (the mean over its seeds), the paper's value of the row dashed in its colour."""
+    fig, axes = plt.subplots(1, len(columns), figsize=(3.2 * len(columns), 3.4), sharey=True, layout="constrained")
+    axes = [axes] if len(columns) == 1 else list(axes)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for index, (label, paths) in enumerate(logs.items()):
+        colour = colours[index % len(colours)]
+        present = [p for p in paths if p.exists()]
+        for ax, (key, (column, _)) in zip(axes, columns.items()):
+            if present:
+                band = epoch_band([read_log(p) for p in present], column)
+                ax.plot(band.epochs, band.means, color=colour, marker="o", markersize=2, linewidth=1.2, label=label)
+            if key in paper.get(label, {}):
+                ax.axhline(paper[label][key], color=colour, linestyle="--", linewidth=1)
+    for ax, (_, (_, name)) in zip(axes, columns.items()):
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("training epoch", fontsize=9)
+        ax.set_ylim(-2, 102)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("validation exact match (%)", fontsize=9)
+    axes[-1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(title, fontsize=10)
+    _save(fig, path)
+
+
 TRAINING_PANELS = (("valid_sari", "validation SARI"), ("valid_bleu", "validation BLEU"),
                    ("train_accuracy", "training token accuracy (%)"), ("valid_accuracy", "validation token accuracy (%)"),
                    ("train_loss", "training loss (per token)"), ("valid_loss", "validation loss (per token)"))
@@ -105,23 +132,53 @@ def plot_training_panels(log_path: Path, path: str | Path, title: str) -> None:
     _save(fig, path)
 
 
+MAX_SOURCE_TOKENS = 30
+"""At most this many source rows per heat-map panel: longer sources are cut to a window around the fillers."""
+LABEL_PT = 9
+
+
+def source_window(length: int, spans: dict[str, list[int]] | None, limit: int = MAX_SOURCE_TOKENS) -> range:
+    """The source positions a panel shows: all when they fit, else ``limit`` of them, centred on the fillers'
+    spans (from the first span's start when the spans alone are longer)."""
+    if length <= limit:
+        return range(length)
+    if not spans:
+        return range(limit)
+    first, last = min(s for s, _ in spans.values()), max(e for _, e in spans.values())
+    start = max(0, min(first - max(0, (limit - (last - first)) // 2), length - limit))
+    return range(start, start + limit)
+
+
 def _copy_panel(subfig: Any, trace: dict[str, Any]) -> Any:
-    """One example: copy probability per source token (top) and the generate mode's mass (bottom strip)."""
+    """One example: copy probability per source token (rows) and decoding step (columns), the generate mode's
+    mass in a strip underneath, the fillers' spans bracketed at the left."""
     import numpy as np
 
-    copy = np.array(trace["copy_probs"]).T  # (src_len, steps)
+    spans = trace.get("spans")
+    shown = source_window(len(trace["source"]), spans)
+    copy = np.array(trace["copy_probs"]).T[shown.start:shown.stop]  # (shown source tokens, steps)
     generate = np.array(trace["generate_mass"])[None, :]
-    top, bottom = subfig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [copy.shape[0], 1.2]})
+    top, bottom = subfig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [copy.shape[0], 1.3]})
     image = top.imshow(copy, aspect="auto", cmap="Greys", vmin=0.0, vmax=1.0)
-    top.set_yticks(range(len(trace["source"])), trace["source"], fontsize=7)
-    top.set_ylabel("source token (copy mode)")
+    top.set_yticks(range(len(shown)), [trace["source"][i] for i in shown], fontsize=LABEL_PT)
+    for variable, (begin, end) in (spans or {}).items():
+        begin, end = max(begin, shown.start) - shown.start, min(end, shown.stop) - shown.start
+        if begin < end:
+            top.annotate("", xy=(-0.012, 1 - begin / len(shown)), xytext=(-0.012, 1 - end / len(shown)),
+                         xycoords="axes fraction", arrowprops={"arrowstyle": "-", "color": "tab:red", "lw": 3})
+            top.text(1.005, 1 - (begin + end) / 2 / len(shown), f"filler {variable}", color="tab:red",
+                     fontsize=LABEL_PT, transform=top.transAxes, va="center")
+    cut = "" if len(shown) == len(trace["source"]) else \
+        f" (source tokens {shown.start + 1}-{shown.stop} of {len(trace['source'])})"
+    top.set_ylabel("source token (copy mode)", fontsize=LABEL_PT)
     verdict = "output = reference" if trace["correct"] else "output ≠ reference"
-    top.set_title(f"test line {trace['line']}: {verdict}", fontsize=9)
+    top.set_title(f"test line {trace['line']}: {verdict}{cut}", fontsize=LABEL_PT + 1)
     bottom.imshow(generate, aspect="auto", cmap="Greys", vmin=0.0, vmax=1.0)
-    bottom.set_yticks([0], ["generate"], fontsize=7)
-    bottom.set_xticks(range(len(trace["output"])), trace["output"], rotation=90, fontsize=7)
+    bottom.set_yticks([0], ["generate"], fontsize=LABEL_PT)
+    bottom.set_xticks(range(len(trace["output"])), trace["output"], rotation=90, fontsize=LABEL_PT)
     bottom.set_xlabel("decoded output (beam top-1)" + ("" if trace["correct"] else
-                                                       "\nreference: " + _wrapped(trace["reference"])), fontsize=8)
+                                                       "\nreference: " + _wrapped(trace["reference"], 100)),
+                      fontsize=LABEL_PT)
     return image
 
 
@@ -132,20 +189,21 @@ def _wrapped(tokens: list[str], width: int = 60) -> str:
 
 
 def copy_heatmap_figure(examples: list[dict[str, Any]], title: str) -> plt.Figure:
-    """Copy-mode probability of each source token (rows) at each decoding step (columns), one panel per example.
+    """Copy-mode probability of each source token (rows) at each decoding step (columns), one panel per example,
+    stacked so that each is as wide as the page (CopyNet Figure 3).
 
     Each panel says whether its output equals the reference and, when it does not, prints the reference under
-    it; the bottom strip is the generate mode's mass, so a reader sees where the decoder switches modes.
+    it; the bottom strip is the generate mode's mass, so a reader sees where the decoder switches modes. Labels
+    are 9 pt at the figure's size (8.3 in wide, a page), and a panel shows at most 30 source tokens.
     """
-    steps = [len(e["output"]) for e in examples]
-    height = 0.22 * max(len(e["source"]) for e in examples) + 2.2
-    fig = plt.figure(figsize=(sum(0.3 * n + 2.5 for n in steps), height), layout="constrained")
-    panels = fig.subfigures(1, len(examples), width_ratios=[0.3 * n + 2.5 for n in steps], squeeze=False)[0]
+    heights = [0.2 * len(source_window(len(e["source"]), e.get("spans"))) + 2.4 for e in examples]
+    fig = plt.figure(figsize=(8.3, sum(heights) + 0.6), layout="constrained")
+    panels = fig.subfigures(len(examples), 1, height_ratios=heights, squeeze=False)[:, 0]
     image = None
     for panel, example in zip(panels, examples):
         image = _copy_panel(panel, example)
-    fig.suptitle(_wrapped(title.split(), int(8 * sum(0.3 * n + 2.5 for n in steps))), fontsize=10)
-    panels[-1].colorbar(image, ax=panels[-1].axes, fraction=0.05, label="probability")
+        panel.colorbar(image, ax=panel.axes, fraction=0.03, label="probability")
+    fig.suptitle(_wrapped(title.split(), 95), fontsize=LABEL_PT + 1)
     return fig
 
 

@@ -41,7 +41,8 @@ def write_index(config: ParagenConfig) -> None:
         panels = pipeline.panel_experiments(config, list(table.rows.values()))
         analysis = ((pipeline.heatmap_path(name),) if table.alignment_figure else ()) + \
             ((pipeline.oddgen_figure_path(name),) if table.oddgen_figure else ())
-        for figure in pipeline.figure_paths(name, copying, panels) + analysis:
+        by_type = pipeline.rule_data_rows(config, list(table.rows.values()))
+        for figure in pipeline.figure_paths(name, copying, panels, by_type) + analysis:
             if Path(figure).exists():
                 lines += [f"![{Path(figure).stem}]({_relative(figure)})", ""]
         pairs_md = pipeline.aligned_pairs_outputs(name)[0]

@@ -85,6 +85,7 @@ class Cell:
     note: str = ""  # why a number is missing
     sd: float | None = None  # sample standard deviation over seeds (several seeds only)
     per_seed: tuple[tuple[int, float], ...] = ()  # (training seed, value) of each run (several seeds only)
+    interval: tuple[float, float] | None = None  # one run's 95 % interval from resampling rules (metrics' <path>_ci95)
 
     @property
     def difference(self) -> float | None:
@@ -111,6 +112,11 @@ class ResultTable:
     def training_lines(self) -> list[str]:
         return [f"{row}{'' if seed is None else f' (seed {seed})'}: {outcome.describe()}"
                 for row, runs in self.training.items() for seed, outcome in runs]
+
+    @property
+    def intervals(self) -> bool:
+        """Whether a cell carries a rule-resampling interval (then the CSV has ci95_low / ci95_high)."""
+        return any(cell.interval for cell in self.cells.values())
 
     @property
     def seeded(self) -> bool:
@@ -198,6 +204,14 @@ def _run_value(loaded: LoadedRun, path: str) -> tuple[float | None, str]:
     return value, ""
 
 
+def _interval(loaded: LoadedRun, path: str) -> tuple[float, float] | None:
+    """The ``<path>_ci95`` pair a metrics file gives beside a value (``paragen score --groups``), if any."""
+    value: Any = loaded.metrics
+    for part in f"{path}_ci95".split("/"):
+        value = value.get(part) if isinstance(value, dict) else None
+    return (float(value[0]), float(value[1])) if isinstance(value, list) and len(value) == 2 else None
+
+
 def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: list[str]) -> Cell:
     """A row's cell from its runs: the value of a single run; mean, sd and per-seed values of several, and no
     number at all when any seed's value is missing (a mean over the seeds that happen to exist would mislead)."""
@@ -207,7 +221,8 @@ def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: l
         return Cell(published, None, "; ".join(notes + list(dict.fromkeys(missing))))
     values = [value for value, _ in found]
     if len(runs) == 1:
-        return Cell(published, values[0], "; ".join(notes))
+        bounds = _interval(runs[0], path)
+        return Cell(published, values[0], "; ".join(notes), interval=bounds)
     from paragen.seeds import mean_sd
 
     average, sd = mean_sd(values)
@@ -269,6 +284,8 @@ def cell_text(cell: Cell, decimals: int = 1) -> str:
     ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals=decimals)
     if cell.sd is not None:
         ours += f" ± {_num(cell.sd, decimals=decimals)}"
+    elif cell.interval is not None:
+        ours += f" ± {_num((cell.interval[1] - cell.interval[0]) / 2, decimals=decimals)}"
     text = f"{_num(cell.paper, decimals=decimals)} / {ours}"
     if cell.difference is not None:
         text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
@@ -288,7 +305,7 @@ def to_markdown(table: ResultTable) -> str:
     notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
                     for c in table.columns if table.cells[(row, c.key)].note})
     lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
-              + (SEEDED_LEGEND if table.seeded else "")]
+              + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
     if table.comparisons:
         lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
             + [f"- {c}" for c in table.comparisons]
@@ -299,6 +316,8 @@ def to_markdown(table: ResultTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+INTERVAL_LEGEND = (" Where a row has one run and its score resamples rules: ± half the width of the 95 % interval "
+                   "of the cell from resampling the test rules of its type (bounds in the CSV: ci95_low, ci95_high).")
 SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over them (per-seed values in the CSV)."
 
 
@@ -310,7 +329,8 @@ def to_csv(table: ResultTable) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     seeded = table.seeded
     writer.writerow(["table", "row", "column", "paper", "reproduced", "difference", "note", "best_epoch",
-                     "epochs_run", "hit_epoch_cap"] + (["sd", "seeds", "per_seed"] if seeded else []))
+                     "epochs_run", "hit_epoch_cap"] + (["sd", "seeds", "per_seed"] if seeded else [])
+                    + (["ci95_low", "ci95_high"] if table.intervals else []))
     fmt = lambda v: "" if v is None else f"{v:.2f}"  # noqa: E731
     for row in table.rows:
         outcomes = [outcome for _, outcome in table.training.get(row, [])]
@@ -324,6 +344,8 @@ def to_csv(table: ResultTable) -> str:
             if seeded:
                 line += [fmt(cell.sd), ";".join(str(s) for s, _ in cell.per_seed),
                          ";".join(fmt(v) for _, v in cell.per_seed)]
+            if table.intervals:
+                line += [fmt(cell.interval[0]), fmt(cell.interval[1])] if cell.interval else ["", ""]
             writer.writerow(line)
     return buffer.getvalue()
 

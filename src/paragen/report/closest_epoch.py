@@ -1,0 +1,48 @@
+"""Which epoch of a run looks most like the paper's row (issue 25's test of the under-training hypothesis).
+
+CopyNet §5.1 gives no optimiser, epochs or stopping rule. If a published row came from a model trained for
+fewer (or more) epochs than ours, the epoch at which our per-rule-type validation accuracies are closest to
+that row tells how many. Closeness is the mean absolute difference over the columns the paper reports.
+The table's cells stay the best-validation checkpoint's test scores; this only annotates the caption.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class ClosestEpoch:
+    epoch: int
+    distance: float  # mean absolute difference (points) over the paper's columns
+    best_epoch_distance: float | None  # the same at the selected (best validation) epoch, for comparison
+
+
+def closest_epoch(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float], columns: Mapping[str, str],
+                  best_epoch: int | None = None) -> ClosestEpoch | None:
+    """The epoch of ``rows`` (train_log.csv rows, or their per-epoch mean over seeds) minimising the mean absolute
+    difference between ``row[columns[key]]`` and ``paper[key]`` over the keys both have; earliest on ties. None
+    when no epoch has every column (a log from before per-type logging)."""
+    keys = [k for k in paper if k in columns]
+    scored: list[tuple[float, int]] = []
+    for row in rows:
+        values = [row.get(columns[k], math.nan) for k in keys]
+        if keys and not any(math.isnan(v) for v in values):
+            scored.append((sum(abs(v - paper[k]) for v, k in zip(values, keys)) / len(keys), int(row["epoch"])))
+    if not scored:
+        return None
+    distance, epoch = min(scored, key=lambda pair: (pair[0], pair[1]))
+    at_best = next((d for d, e in scored if e == best_epoch), None)
+    return ClosestEpoch(epoch, distance, at_best)
+
+
+def mean_rows(logs: Sequence[Sequence[Mapping[str, float]]]) -> list[dict[str, float]]:
+    """Per epoch, the mean of every column over the logs that reached it (several seeds of one row)."""
+    by_epoch: dict[float, list[Mapping[str, float]]] = {}
+    for rows in logs:
+        for row in rows:
+            by_epoch.setdefault(row["epoch"], []).append(row)
+    return [{key: sum(r.get(key, math.nan) for r in group) / len(group) for key in group[0]}
+            for _, group in sorted(by_epoch.items())]
