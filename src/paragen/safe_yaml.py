@@ -1,0 +1,98 @@
+"""Loading a user's YAML (params.yaml) safely: plain data only, bounded, no duplicate keys.
+
+``yaml.safe_load`` already refuses Python tags, but it still accepts three things that hurt here:
+
+- **Alias bombs.** Nine levels of nine aliases expand to 9^9 values; the loaded objects share memory, but
+  anything that walks or copies them (pydantic validation, an error message quoting the input) does not.
+  The composed node graph is measured with aliases counted at their full expanded size, and a file whose
+  expansion passes :data:`MAX_VALUES` is refused, naming the innermost node that crosses the bound.
+- **Duplicate keys.** YAML says a mapping's keys are unique, PyYAML keeps the last one silently, so a
+  trailing ``scale: paper`` would switch a whole run to paper scale unseen. Refused with both lines.
+- **Size.** A file over :data:`MAX_BYTES` is refused before parsing.
+
+Errors are :class:`YamlInputError` with ``file:line: what``; the caller wraps them in its own error type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 1 << 20
+"""params.yaml is hand-written configuration: 1 MiB is far above any real one (the project's is ~30 KiB)."""
+MAX_VALUES = 100_000
+"""Values (scalars, lists, mappings) the file may expand to with every alias counted in full (the project's own
+params.yaml has about 2,000)."""
+
+
+class YamlInputError(ValueError):
+    """The file is not acceptable YAML input; the message starts with ``file:line``."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping key given twice (merge keys ``<<`` may still be overridden)."""
+
+    source = "<yaml>"
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    raise YamlInputError(f"{self.source}:{line}: duplicate key {key!r} (first given at line "
+                                         f"{seen[key]}); give each key once")
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int], limit: int, source: str) -> int:
+    """Values under ``node`` with aliases (shared nodes) counted at full size; raises past ``limit``."""
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, memo, limit, source) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, memo, limit, source) + _expanded_size(v, memo, limit, source)
+                    for k, v in node.value)
+    if size > limit:
+        raise YamlInputError(f"{source}:{node.start_mark.line + 1}: this value expands to more than {limit:,} values "
+                             "through YAML aliases (*name); write the values out, or use fewer nested aliases")
+    memo[id(node)] = size
+    return size
+
+
+def load_yaml_text(text: str, source: str, max_values: int = MAX_VALUES) -> Any:
+    """Parse ``text`` (from ``source``, for messages) as plain bounded YAML data; see the module docstring."""
+    loader = _UniqueKeyLoader(text)
+    loader.source = source
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, {}, max_values, source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def load_yaml_file(path: str | Path, max_bytes: int = MAX_BYTES, max_values: int = MAX_VALUES) -> Any:
+    """Read and parse a YAML file with the bounds above; a missing file raises FileNotFoundError."""
+    path = Path(path)
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise YamlInputError(f"{path}: larger than {max_bytes:,} bytes; not a configuration file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise YamlInputError(f"{path}:{line}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return load_yaml_text(text, str(path), max_values)
