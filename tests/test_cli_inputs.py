@@ -175,16 +175,112 @@ def test_empty_files_are_one_clear_error(tmp_path, capsys, metric):
     assert code == 2 and f"{empty}: empty file: there are no sentences to score" in err and not out
 
 
-@pytest.mark.parametrize("metric", ["bleu", "rouge", "sari"])
-def test_an_over_long_line_is_refused_naming_file_line_and_limit(tmp_path, capsys, metric):
-    # 10 MB on one line made ROUGE-L's quadratic LCS table exhaust 24 GB; the default limit refuses it at once
+def test_an_over_long_line_is_refused_naming_file_line_limit_and_the_metric_that_imposes_it(tmp_path, capsys):
+    # 10 MB on one line made ROUGE-L's quadratic LCS table exhaust 24 GB; the limit refuses it while reading
     normal = _write(tmp_path / "normal", ["a b c", "d e f"])
     huge = _write(tmp_path / "huge", ["a b c", "w " * 5_000_000])
-    code, out, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", huge, "--src", normal)
+    code, out, err = _run(capsys, "score", "--metric", "rouge", "--ref", normal, "--hyp", huge)
     assert code == 2 and not out
-    assert f"{huge}:2: line has 10,000,000 characters; at most 4,000 are accepted per line (--max-line-chars)" in err
-    code, _, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", normal, "--src", normal,
-                        "--max-line-chars", "4")
-    assert code == 2 and f"{normal}:1: line has 5 characters; at most 4 are accepted" in err
-    code, _, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", normal, "--max-line-chars", "0")
+    assert f"{huge}:2: line longer than 4,000 characters (--max-line-chars: ROUGE-L's longest common subsequence" in err
+    code, _, err = _run(capsys, "score", "--metric", "rouge", "--ref", normal, "--hyp", normal, "--max-line-chars", "4")
+    assert code == 2 and f"{normal}:1: line has 5 characters; at most 4 are accepted per line (--max-line-chars: ROUGE-L" in err
+    code, _, err = _run(capsys, "score", "--metric", "rouge", "--ref", normal, "--hyp", normal, "--max-line-chars", "0")
     assert code == 2 and "argument --max-line-chars: 0: expected a number of at least 1" in err
+    # BLEU and SARI are linear in a line's length: article-length lines are fine, only the reader's bound applies
+    article = _write(tmp_path / "article", ["word " * 2000, "d e f"])  # 10,000 characters
+    for metric in ("bleu", "sari"):
+        code, out, err = _run(capsys, "score", "--metric", metric, "--ref", article, "--hyp", article, "--src", article)
+        assert code == 0, err
+        code, out, err = _run(capsys, "score", "--metric", metric, "--ref", normal, "--hyp", huge, "--src", normal)
+        assert code == 2 and f"{huge}:2: line longer than 1,000,000 characters" in err
+
+
+def test_a_file_without_line_breaks_fails_at_once(tmp_path, capsys):
+    """``--ref /dev/zero`` read the endless line whole (MemoryError); now the bounded read stops on it."""
+    normal = _write(tmp_path / "normal", ["a b c"])
+    code, out, err = _run(capsys, "score", "--metric", "bleu", "--ref", "/dev/zero", "--hyp", normal)
+    assert code == 2 and "/dev/zero:1: line longer than 1,000,000 characters" in err
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_token(tmp_path, capsys):
+    plain = _write(tmp_path / "plain", ["the cat sat on the mat", "a b c d e"])
+    bom = tmp_path / "bom"
+    bom.write_text("\ufeffthe cat sat on the mat\na b c d e\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "score", "--metric", "bleu", "--ref", plain, "--hyp", str(bom), "--json")
+    assert code == 0 and json.loads(out.splitlines()[-1])["score"] == pytest.approx(100.0)  # 88.07 with the BOM kept
+
+
+def test_nul_bytes_and_cr_only_line_endings_are_refused_with_file_and_line(tmp_path, capsys):
+    plain = _write(tmp_path / "plain", ["a b", "c d"])
+    nul = tmp_path / "nul"
+    nul.write_bytes(b"a b\nc\0d\n")
+    code, _, err = _run(capsys, "score", "--metric", "bleu", "--ref", plain, "--hyp", str(nul))
+    assert code == 2 and f"{nul}:2: NUL byte at byte 2 of the line: not a text file" in err
+    mac = tmp_path / "mac"
+    mac.write_bytes(b"a b\rc d\r")
+    code, _, err = _run(capsys, "score", "--metric", "bleu", "--ref", plain, "--hyp", str(mac))
+    assert code == 2 and f"{mac}:1: carriage return inside the line (CR-only line endings?)" in err
+    crlf = tmp_path / "crlf"
+    crlf.write_bytes(b"a b\r\nc d\r\n")  # Windows line endings stay fine
+    assert _run(capsys, "score", "--metric", "bleu", "--ref", plain, "--hyp", str(crlf))[0] == 0
+
+
+def test_an_empty_reference_line_is_refused_for_sari(tmp_path, capsys):
+    src = _write(tmp_path / "src", ["the cat sat on the mat", "a b c"])
+    hyp = _write(tmp_path / "hyp", ["the cat sat", "a b"])
+    ref0 = _write(tmp_path / "ref0", ["the cat sat", "a b"])
+    ref1 = _write(tmp_path / "ref1", ["the cat sat on the mat", ""])
+    code, out, err = _run(capsys, "score", "--metric", "sari", "--src", src, "--hyp", hyp, "--ref", ref0, "--ref", ref1)
+    assert code == 2 and not out and f"{ref1}:2: empty reference line" in err
+
+
+def test_decoding_refuses_a_vocabulary_other_than_the_checkpoints(workflow_dir, monkeypatch, capsys):
+    """A vocabulary in another order gave exact match 0.00 instead of 38.00 without a word; a truncated one an
+    IndexError traceback. The checkpoint's digest of its vocabulary now decides."""
+    monkeypatch.chdir(workflow_dir)
+    for argv in (["generate", "--dataset", "tiny"], ["vocab", "--dataset", "tiny"],
+                 ["train", "--experiment", "t_encdec", "--quiet"], ["decode", "--experiment", "t_encdec", "--quiet"]):
+        assert _run(capsys, *argv)[0] in (0, None), argv
+    vocab = pathlib.Path("data/vocab/tiny.txt")
+    lines = vocab.read_text(encoding="utf-8").splitlines()
+    vocab.write_text("\n".join(lines[:4] + [lines[5], lines[4]] + lines[6:]) + "\n", encoding="utf-8")  # two swapped
+    code, _, err = _run(capsys, "decode", "--experiment", "t_encdec", "--quiet")
+    assert code == 2 and "data/vocab/tiny.txt is not the vocabulary runs/t_encdec/best.pt was trained with" in err
+    vocab.write_text("\n".join(lines[:-3]) + "\n", encoding="utf-8")  # truncated
+    code, _, err = _run(capsys, "decode", "--experiment", "t_encdec", "--quiet")
+    assert code == 2 and f"it has {len(lines) - 3} tokens" in err and "Traceback" not in err
+
+
+def test_a_full_disk_gives_one_line_naming_the_file_and_leaves_nothing(workflow_dir, monkeypatch, capsys):
+    """Disk full: train ended in an 11-frame torch traceback, decode/score printed 'error: : No space left on device'."""
+    import errno
+    import os
+
+    monkeypatch.chdir(workflow_dir)
+    for argv in (["generate", "--dataset", "tiny"], ["vocab", "--dataset", "tiny"]):
+        assert _run(capsys, *argv)[0] in (0, None)
+
+    def torch_full(obj, f, *args, **kwargs):  # what torch raises when its stream writer hits ENOSPC
+        raise RuntimeError("[enforce fail at inline_container.cc:603] . PytorchStreamWriter failed writing file "
+                           "data/3: file write failed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(torch, "save", torch_full)
+        code, _, err = _run(capsys, "train", "--experiment", "t_encdec", "--quiet")
+    assert code == 2 and "runs/t_encdec/resume/" in err and "is the disk full?" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 + sum("INFO" in line or "WARNING" in line for line in err.splitlines())
+    assert not list(pathlib.Path("runs/t_encdec").glob("**/*.pt")) and not list(pathlib.Path("runs").glob("**/.*.tmp"))
+
+    assert _run(capsys, "train", "--experiment", "t_encdec", "--quiet")[0] in (0, None)
+    real_fsync = os.fsync
+
+    def fsync_full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", fsync_full)
+        code, _, err = _run(capsys, "decode", "--experiment", "t_encdec", "--quiet")
+    assert os.fsync is real_fsync
+    assert code == 2 and "runs/t_encdec/test.nbest.jsonl: No space left on device (writing runs/t_encdec/test.nbest" \
+        in err
+    assert not pathlib.Path("runs/t_encdec/test.nbest.jsonl").exists() and not list(pathlib.Path("runs").glob("**/.*.tmp"))

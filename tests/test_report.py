@@ -217,3 +217,31 @@ def test_one_run_cells_show_the_rule_interval_as_plus_minus_and_in_the_csv(tmp_p
     lines = to_csv(table).splitlines()
     assert lines[0].endswith(",ci95_low,ci95_high")
     assert any(line.startswith("t,CopyNet,xy->xy,") and line.endswith(",70.00,86.00") for line in lines)
+
+
+def test_a_run_is_judged_by_the_stopping_rule_it_trained_under():
+    """Issue 24: after raising max_epochs 8 -> 14 in params.yaml, a finished 8-epoch run still ending on its best
+    epoch hit *its* cap (8); judged by the new setting it read 'stopped early (0 epochs without a gain)'."""
+    from paragen.stopping_rule import trained_with, training_outcome
+
+    log = _log([1, 2, 3, 4, 5, 6, 7, 8])
+    now = _training(14, 6)
+    sessions = [{"first_epoch": 1, "device": "cpu", "stopping": {"max_epochs": 8, "patience": 6, "min_epochs": 0}}]
+    outcome = training_outcome(log, trained_with(sessions, now))
+    assert (outcome.best_epoch, outcome.epochs_run, outcome.max_epochs, outcome.hit_cap) == (8, 8, 8, True)
+    assert outcome.describe().startswith("best epoch 8 of 8 run; hit the 8-epoch cap while still improving")
+    assert trained_with([{"first_epoch": 1, "device": "cpu"}], now) is now  # older runs: today's settings
+
+
+def test_rows_still_training_are_marked(tmp_path):
+    from paragen.runlock import lock_holder, run_lock
+
+    assert lock_holder(tmp_path / "run") is None
+    with run_lock(tmp_path / "run"):
+        holder = lock_holder(tmp_path / "run")
+        assert holder is not None and holder.split()[0].isdigit()
+    assert lock_holder(tmp_path / "run") is None
+    paper = PaperTable.load("copynet_table1")
+    table = fill_table("t", "Title", "Caption.", paper, {"CopyNet": tmp_path / "missing.json"})
+    table.training_notes.append("CopyNet: still training (runs/x is held by process 1)")
+    assert "- CopyNet: still training (runs/x is held by process 1)" in to_markdown(table)

@@ -268,3 +268,10 @@ def test_the_log_carries_each_rule_types_validation_accuracy(tmp_path, tiny_conf
             # each type's accuracy is k / count for a whole number of right outputs k
             hits = float(row[c]) * counts[next(t for t in columns if columns[t] == c)] / 100
             assert hits == pytest.approx(round(hits), abs=0.01)
+
+
+def test_each_session_records_the_stopping_rule_it_trained_under(tmp_path, tiny_config):
+    data = _data(tmp_path, tiny_config)
+    _run(tmp_path, "rule", tiny_config, data, max_epochs=2)
+    sessions = json.loads((tmp_path / "rule" / "sessions.json").read_text())
+    assert sessions[0]["stopping"] == {"max_epochs": 2, "patience": 10, "min_epochs": 0}

@@ -36,6 +36,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield tmp
         os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
+    except OSError as error:  # e.g. a full disk: name the file being written, not the temporary one (or none)
+        if error.filename in (None, str(tmp), tmp):
+            raise OSError(error.errno, f"{error.strerror or error} (writing {path}; nothing was published)",
+                          str(path)) from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -9,8 +9,11 @@ them. That is only true when the outputs were made from this very ``params.yaml`
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 from paragen import pipeline
 from paragen.config import ConfigError, ParagenConfig, parse_config, read_params
@@ -40,11 +43,31 @@ def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yam
         raise ConfigError(f"{dvc_yaml} is out of date with {params}: run `paragen dvc-yaml` first")
     recorded, skipped = complete_stages(config, root)
     if recorded:
-        result = subprocess.run(["dvc", "commit", "--force", "--quiet", *recorded], cwd=root,
-                                capture_output=True, text=True)
+        outputs = [root / out for stage in pipeline.stages(config) if stage.name in recorded for out in stage.outs]
+        with times_kept(outputs):
+            result = subprocess.run(["dvc", "commit", "--force", "--quiet", *recorded], cwd=root,
+                                    capture_output=True, text=True)
         if result.returncode != 0:
             raise DvcRecordError(f"`dvc commit` failed: {(result.stderr or result.stdout).strip()}")
     return recorded, skipped
+
+
+@contextlib.contextmanager
+def times_kept(paths: list[Path]) -> Iterator[None]:
+    """Put back each file's access and modification times after the block (to the nanosecond).
+
+    ``dvc commit`` re-links every cached output from the cache, which gives it a new modification time in
+    whatever order DVC visits the stages; Snakemake then sees inputs newer than their outputs and plans the
+    finished jobs again. The content is unchanged (DVC has just hashed it), so the old times are the true ones.
+    """
+    files = [f for p in paths for f in ([p] if p.is_file() else sorted(q for q in p.rglob("*") if q.is_file()))]
+    times = {f: (f.stat().st_atime_ns, f.stat().st_mtime_ns) for f in files}
+    try:
+        yield
+    finally:
+        for path, (atime, mtime) in times.items():
+            if path.exists():
+                os.utime(path, ns=(atime, mtime))
 
 
 def record_after_snakemake(run_config: dict, params: str | Path = "params.yaml", root: str | Path = ".") -> str:

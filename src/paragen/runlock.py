@@ -50,6 +50,21 @@ def run_lock(run_dir: str | Path) -> Iterator[None]:
         handle.close()  # releases the lock
 
 
+def lock_holder(run_dir: str | Path) -> str | None:
+    """Who trains in ``run_dir`` now (the lock file's "pid (command)"), or None when nobody holds its lock."""
+    path = Path(run_dir) / "train.lock"
+    if not path.exists():
+        return None
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            return handle.read().strip() or "another process"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return None
+
+
 def die_with_parent(sig: int = signal.SIGTERM) -> bool:
     """Ask Linux to send ``sig`` to this process when its parent dies; False where that is not available.
 

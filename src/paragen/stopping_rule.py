@@ -89,3 +89,17 @@ def training_outcome(log_rows: list[dict[str, float]], training: TrainingConfig)
     replay = _replay(log_rows, training)
     return TrainingOutcome(replay.best_epoch, replay.epoch, training.max_epochs, training.patience,
                            training.min_epochs)
+
+
+STOPPING_KEYS = ("max_epochs", "patience", "min_epochs")
+"""The settings of the stopping rule a training session records (``sessions.json``): a report judges a run by
+them, not by whatever params.yaml says later."""
+
+
+def trained_with(sessions: list[dict[str, Any]], current: TrainingConfig) -> TrainingConfig:
+    """``current`` with the stopping rule the run's last session trained under (runs from before sessions recorded
+    it keep ``current``)."""
+    recorded = sessions[-1].get("stopping") if sessions else None
+    if not isinstance(recorded, dict):
+        return current
+    return current.model_copy(update={k: int(recorded[k]) for k in STOPPING_KEYS if k in recorded})

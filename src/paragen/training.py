@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import functools
 import hashlib
 import io
@@ -53,7 +54,7 @@ from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_ta
 from paragen.objectives import objective
 from paragen.schedules import set_rate
 from paragen.runlock import run_lock
-from paragen.stopping_rule import SESSIONS_FILE, TrainState, replayed_stop
+from paragen.stopping_rule import SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.validation import Validator, make_validator
 from paragen.vocabulary import Vocabulary
@@ -136,8 +137,14 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
 
 
 def save_torch(obj: Any, path: Path) -> None:
+    """``torch.save`` atomically; torch's own write failure (a RuntimeError, e.g. on a full disk) becomes one
+    OSError naming ``path``."""
     with atomic_path(path) as tmp:
-        torch.save(obj, tmp)
+        try:
+            torch.save(obj, tmp)
+        except RuntimeError as error:
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise OSError(errno.EIO, f"could not write ({first}); is the disk full?", str(tmp)) from None
 
 
 class CheckpointError(ValueError):
@@ -361,7 +368,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
     compute_loss = data_parallel(model, device, world)
     if not state.finished:
-        session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device)}
+        session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device),
+                                   "stopping": {k: getattr(training, k) for k in STOPPING_KEYS}}
         if world.size > 1:
             session.update(device=f"{world.size} x {session['device']}", processes=world.size)
         state.sessions = state.sessions + [session]

@@ -75,7 +75,13 @@ class Vocabulary:
 
     @classmethod
     def load(cls, path: str | Path) -> "Vocabulary":
-        tokens = Path(path).read_text(encoding="utf-8").split("\n")
+        """Read a vocabulary file (one token per line); a missing one names the stage that writes it."""
+        try:
+            tokens = Path(path).read_text(encoding="utf-8").split("\n")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: vocabulary not found; `paragen vocab` (synthetic data) or `paragen "
+                                    "vocab-build` (real data, the vocab_<dataset> stage) writes it: run the "
+                                    "pipeline up to it (`snakemake <that file>`)") from None
         if tokens and tokens[-1] == "":
             tokens.pop()
         return cls(tokens)

@@ -50,18 +50,51 @@ def check_aligned(path_a: str | Path, count_a: int, path_b: str | Path, count_b:
                           "files must be aligned line by line")
 
 
-def read_lines(path: str | Path) -> list[str]:
-    """Lines of a UTF-8 file without line terminators; bad bytes are reported with their line."""
+READ_LIMIT_CHARS = 1_000_000
+"""Longest line any file may have (characters) when the caller names no limit: a line is read with a bound, so a
+file without line breaks (``/dev/zero``, a binary) fails at once instead of filling memory."""
+
+BOM = "\ufeff"
+
+
+def read_lines(path: str | Path, max_chars: int | None = None, why: str = "") -> list[str]:
+    """Lines of a UTF-8 text file without line terminators, each read with a bound.
+
+    A byte-order mark at the start is dropped (an editor's artefact, not text: left in, it would be part of the
+    first token). Refused, naming the file and line: bad UTF-8, NUL bytes (a binary file), a carriage return
+    inside a line (CR-only line endings would read as one line), a line over ``max_chars`` characters (``why``
+    says who imposes that limit).
+    """
     path = Path(path)
     if not path.exists():
         raise CorpusError(f"{path}: file not found")
+    limit = READ_LIMIT_CHARS if max_chars is None else max_chars
     lines = []
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while True:
+            raw = handle.readline(4 * limit + 3)  # UTF-8 takes at most 4 bytes a character, plus CR LF
+            if not raw:
+                break
+            number += 1
+            if not raw.endswith(b"\n") and len(raw) > 4 * limit:
+                raise CorpusError(f"{path}:{number}: line longer than {limit:,} characters{why}")
+            nul = raw.find(b"\0")
+            if nul >= 0:
+                raise CorpusError(f"{path}:{number}: NUL byte at byte {nul + 1} of the line: not a text file")
             try:
-                lines.append(raw.decode("utf-8").rstrip("\r\n"))
+                line = raw.decode("utf-8").rstrip("\n").removesuffix("\r")
             except UnicodeDecodeError as error:
                 raise CorpusError(f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+            if number == 1:
+                line = line.removeprefix(BOM)
+            if "\r" in line:
+                raise CorpusError(f"{path}:{number}: carriage return inside the line (CR-only line endings?): "
+                                  "convert the file to LF or CRLF line endings, one sentence per line")
+            if len(line) > limit:
+                raise CorpusError(f"{path}:{number}: line has {len(line):,} characters; at most {limit:,} are "
+                                  f"accepted per line{why}")
+            lines.append(line)
     return lines
 
 

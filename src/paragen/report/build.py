@@ -8,14 +8,16 @@ from pathlib import Path
 
 from paragen import pipeline
 from paragen.atomic import write_text
-from paragen.config import ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig
+from paragen.config import (ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig,
+                            TrainingConfig)
 from paragen.data.synthetic import tag_column
 from paragen.report.closest_epoch import closest_epoch, mean_rows
 from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, plot_curves, plot_odd_generation,
                                     plot_training_panels, plot_type_curves, read_log)
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
-from paragen.stopping_rule import SESSIONS_FILE, training_outcome
+from paragen.runlock import lock_holder
+from paragen.stopping_rule import SESSIONS_FILE, trained_with, training_outcome
 from paragen.report.comparisons import comparison_lines
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
                                    read_rescored, to_csv, to_latex, to_markdown)
@@ -181,10 +183,15 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     seeded = config.seed_count > 1
     for row, exp in ran.items():
         for run, seed in replica_runs(config, exp):
-            log_path = Path(pipeline.run_dir(run)) / "train_log.csv"
-            if log_path.exists():
+            run_dir = Path(pipeline.run_dir(run))
+            holder = lock_holder(run_dir)
+            if holder is not None:
+                table.training_notes.append(f"{row}{f' (seed {seed})' if seeded else ''}: still training ({run_dir} "
+                                            f"is held by process {holder}); its cells are from an earlier run or empty")
+            if (run_dir / "train_log.csv").exists():
                 table.training.setdefault(row, []).append(
-                    (seed if seeded else None, training_outcome(read_log(log_path), config.training_of(run))))
+                    (seed if seeded else None, training_outcome(read_log(run_dir / "train_log.csv"),
+                                                                settings_of_run(run_dir, config.training_of(run)))))
     table.comparisons = comparison_lines(config, spec)
     table.caption += closest_epoch_text(config, paper, ran)
     table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
@@ -206,7 +213,11 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                 f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
-        traces = json.loads(Path(pipeline.copy_trace_path(copying[0])).read_text(encoding="utf-8"))
+        trace_path = Path(pipeline.copy_trace_path(copying[0]))
+        if not trace_path.exists():
+            raise FileNotFoundError(f"{trace_path}: the copy-mode trace is missing; the stage decode_{copying[0]} "
+                                    f"writes it (`snakemake {trace_path}`)")
+        traces = json.loads(trace_path.read_text(encoding="utf-8"))
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
         plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
@@ -230,6 +241,14 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
     log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
+
+
+def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
+    """The stopping rule ``run_dir``'s run trained under (its sessions.json), else ``current``."""
+    sessions = run_dir / SESSIONS_FILE
+    if not sessions.exists():
+        return current
+    return trained_with(json.loads(sessions.read_text(encoding="utf-8")), current)
 
 
 def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, str]) -> str:

@@ -106,6 +106,8 @@ class ResultTable:
     training: dict[str, list[tuple[int | None, TrainingOutcome]]] = field(default_factory=dict)
     """Per row that ran, per seed run (seed None: the row's only run): best epoch, epochs run, whether it hit the
     epoch cap."""
+    training_notes: list[str] = field(default_factory=list)
+    """Rows whose run is still training (its run directory is locked), one line each."""
     comparisons: list[str] = field(default_factory=list)
     """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
 
@@ -309,8 +311,9 @@ def to_markdown(table: ResultTable) -> str:
     if table.comparisons:
         lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
             + [f"- {c}" for c in table.comparisons]
-    if table.training:
-        lines += ["", "Training (model selection on the validation split):"] + [f"- {t}" for t in table.training_lines()]
+    if table.training or table.training_notes:
+        lines += ["", "Training (model selection on the validation split):"] + [
+            f"- {t}" for t in table.training_notes + table.training_lines()]
     if notes:
         lines += ["", "Notes (why a number is missing, or where it comes from):"] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
