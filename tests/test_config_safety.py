@@ -8,7 +8,6 @@ import pytest
 import yaml
 
 from paragen.config import ConfigError, load_config, parse_config, read_params
-from paragen.safe_yaml import YamlInputError, load_yaml_text
 
 from conftest import ROOT, TINY_PARAMS
 
@@ -84,6 +83,8 @@ def test_duplicate_keys_are_refused_with_both_lines(tmp_path: Path):
 
 
 def test_nested_duplicate_key_is_refused():
+    from paragen.safe_yaml import YamlInputError, load_yaml_text
+
     with pytest.raises(YamlInputError, match=r"f:3: duplicate key 'b' \(first given at line 2\)"):
         load_yaml_text("a:\n  b: 1\n  b: 2\n", "f")
     # merge keys may still be overridden: that is what they are for
@@ -98,6 +99,8 @@ def test_alias_bomb_inside_an_allowed_key_is_refused_naming_the_line(tmp_path: P
     path = tmp_path / "params.yaml"
     path.write_text(text)
     innermost = len(TINY_PARAMS.read_text().splitlines()) + 1 + 6  # 9^6 > 100,000: the 7th list crosses the bound
+    from paragen.safe_yaml import load_yaml_text
+
     with pytest.raises(ConfigError, match=rf"params.yaml:{innermost}: this value expands to more than 100,000 values"):
         read_params(path)
     # a handful of aliases is fine

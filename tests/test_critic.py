@@ -9,7 +9,7 @@ import torch
 
 from paragen.models.critic import RuleTable, critic_loss
 from paragen.simplification.ppdb import Rule
-from paragen.vocabulary import PAD_ID, SPECIALS, Vocabulary
+from paragen.vocabulary import EOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 VOCAB = Vocabulary(list(SPECIALS) + ["the", "recipient", "winner", "won"])
 THE, RECIPIENT, WINNER, WON = (VOCAB.id(w) for w in ("the", "recipient", "winner", "won"))
@@ -74,3 +74,25 @@ def test_gradient_moves_the_right_probabilities():
         logits[0, 0, RECIPIENT] = 1.0  # the model generates the complex word
     critic_loss(torch.log_softmax(logits, -1), source, target, RULES).backward()
     assert logits.grad[0, 0, WINNER] < 0  # descending the loss raises "winner"
+
+
+def test_a_rule_applies_when_only_its_simple_word_is_in_the_source():
+    """003 §3.2.3 / Eq. 4: the critic applies when the input contains the rule's input *or* its output.
+
+    Source "the winner": only the simple side of recipient -> winner (w = 2) occurs. Distinct probabilities
+    (ids: <pad> <unk> <s> </s> the recipient winner won; target "the won </s>"):
+      t=0 generates "recipient" (0.40): -w log P(winner) = -2 log 0.20
+      t=1 generates "winner"    (0.45): +w log P(recipient) = 2 log 0.15
+      t=2 generates "the"       (0.50): neither side, 0.      Three target tokens.
+    """
+    rows = [[.05, .05, .05, .05, .10, .40, .20, .10],
+            [.05, .05, .05, .05, .10, .15, .45, .10],
+            [.05, .05, .05, .05, .50, .10, .10, .10]]
+    log_probs = torch.tensor(rows).log().unsqueeze(0)
+    source, target = torch.tensor([[THE, WINNER]]), torch.tensor([[THE, WON, EOS_ID]])
+    expected = (-2 * math.log(.20) + 2 * math.log(.15)) / 3  # = 2 log 0.75 / 3 = -0.1918
+    assert critic_loss(log_probs, source, target, RULES).item() == pytest.approx(expected)
+    # The §5.5 fix keeps the same condition on the source, and adds "winner" in the target.
+    assert critic_loss(log_probs, source, target, RULES, "fixed").item() == 0.0
+    with_simple = torch.tensor([[WINNER, WON, EOS_ID]])
+    assert critic_loss(log_probs, source, with_simple, RULES, "fixed").item() == pytest.approx(expected)

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from torch.nn import functional as F
 
 from paragen.batching import make_batch
 from paragen.config import ModelConfig
@@ -110,6 +111,36 @@ def test_decoding_steps_read_the_memory_as_the_parallel_decoder_does():
     plain = _model(None).eval()
     assert not torch.allclose(parallel, plain(batch), atol=1e-3)  # the memory is read
     assert_steps_equal_parallel(model, batch, parallel)
+
+
+def test_each_decoder_layer_reads_its_own_slots_and_feeds_pre_context_plus_read_forward():
+    """003 §3.2.3, layer l: α = softmax(c · c_r^(l)), r = Σ_r α_r post_r^(l) over layer l's OWN slots;
+    "add r_context to c_current, and feed this new value into feed forward layer": post-context =
+    LayerNorm((c + r) + FFN(c + r)), the sublayer's residual included. Two decoder layers whose memories differ;
+    each layer checked by hand."""
+    memory = DmassMemory(RULES, layers=2, model_size=8)
+    g = torch.Generator().manual_seed(6)
+    memory.pre.copy_(torch.randn(2, 2, 8, generator=g) * 0.3)
+    memory.post.copy_(torch.randn(2, 2, 8, generator=g))
+    memory.stored[:] = 1
+    model = _model(memory).eval()
+    outputs = []
+    for layer in model.decoder_layers:
+        layer.register_forward_hook(lambda module, args, out: outputs.append(out))
+    model(make_batch([["the", "recipient", "big"], ["big"]], [["the", "winner", "large"], ["large"]], VOCAB))
+    usable = torch.tensor([[True, True], [False, True]])[:, None, :]  # sentence 2 has "big" only
+
+    def read(c, slots):
+        return torch.softmax((c @ memory.pre[slots].T).masked_fill(~usable, float("-inf")), dim=-1) @ memory.post[slots]
+
+    for index, (layer, (output, _, c)) in enumerate(zip(model.decoder_layers, outputs)):
+        fed = c + read(c, index)
+        assert not torch.allclose(fed, c + read(c, 1 - index), atol=1e-2)  # the other layer's slots would differ
+        ff = layer.feed_forward
+        inner = torch.relu(fed @ ff.inner.weight.T + ff.inner.bias)
+        expected = F.layer_norm(fed + inner @ ff.outer.weight.T + ff.outer.bias, (8,), layer.norm_feed_forward.weight,
+                                layer.norm_feed_forward.bias)
+        assert torch.allclose(output, expected, atol=1e-5), index
 
 
 def assert_steps_equal_parallel(model, batch, parallel):

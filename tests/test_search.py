@@ -211,3 +211,28 @@ def test_length_normalisation_and_the_bound_by_hand():
     assert best_reachable(-2.0, 4, 2.0) == pytest.approx(-2.0 / 16)  # a live hypothesis can at best grow to 4
     assert best_reachable(-2.0, 9, 0.5) == pytest.approx(-2.0 / 3)
     assert best_reachable(-2.0, 4, 0.0) == -2.0
+
+
+# Table 3, for `early` with beam 3 and nbest 2 (alpha 1, max_length 5), traced by hand:
+#  step 1: a -.511, </s> -1.204, b -2.303. </s> ranks inside the beam of 3: finished (</s>) at -1.204.
+#  step 2: aa -.616, bb -2.408, a</s> -3.324, ab -3.730. a</s> ranks 3rd, inside the beam: finished at
+#          -3.324 / 2 = -1.662. Two finished: nbest is reached but the beam (3) is not, so the search goes on
+#          with aa, bb, ab.
+#  step 3: aaa -1.309, aa</s> -1.532, bb</s> -2.513, aab -2.919, ab</s> -4.423, ...  aa</s> (-1.532 / 3 = -.511)
+#          and bb</s> (-2.513 / 3 = -.838) finish: four finished >= beam 3, stop.
+#  n-best: (a,a,</s>) -.511, (b,b,</s>) -.838. (aaa</s> would have scored -2.002 / 4 = -.5005: `early` stops
+#  before a live hypothesis can overtake, as its rule says.)
+TABLE_3 = {(): {A: .6, E: .3, B: .1}, (A,): {A: .9, E: .06, B: .04}, (B,): {B: .9, E: .05, A: .05},
+           (A, A): {A: .5, E: .4, B: .1}, (B, B): {E: .9, A: .05, B: .05}}
+
+
+def test_early_stopping_waits_for_beam_endings_not_nbest_and_returns_nbest():
+    """`early` stops once a sentence has `beam` finished hypotheses, then keeps the `nbest` best by
+    log p / length (length normalisation with alpha 1); nbest 2 < beam 3."""
+    model = ScriptedModel(TABLE_3, DEFAULT, max_length=5)
+    hyps = _search(TABLE_3, "early", nbest=2, beam=3, max_length=5, model=model)
+    assert [h.tokens for h in hyps] == [(A, A, E), (B, B, E)]
+    assert [h.log_prob for h in hyps] == pytest.approx([math.log(.6) + math.log(.9) + math.log(.4),
+                                                        math.log(.1) + math.log(.9) + math.log(.9)])
+    assert [h.score for h in hyps] == pytest.approx([(math.log(.6 * .9 * .4)) / 3, (math.log(.1 * .9 * .9)) / 3])
+    assert model.steps == 3

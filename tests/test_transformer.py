@@ -14,7 +14,7 @@ from paragen.config import ConfigError, ModelConfig, parse_config
 from paragen.models.seq2seq import State, StepOutput
 from paragen.models.transformer import DecoderLayer, EncoderLayer, MultiHeadAttention, sinusoidal_positions
 from paragen.search import beam_search
-from paragen.vocabulary import BOS_ID, SPECIALS, Vocabulary
+from paragen.vocabulary import BOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 from conftest import TINY_PARAMS, tiny_model
 
@@ -103,6 +103,76 @@ def test_decoder_layer_self_then_cross_attention_then_feed_forward():
     assert torch.allclose(pre_context, pre, atol=1e-6)
     assert torch.allclose(output, expected, atol=1e-6)
     assert weights.shape == (1, 2, 2, 3)
+
+
+def _multi_head(x, y, wq, wk, wv, wo, heads, may=None):
+    """[head_1 … head_h] W^O, head_i = softmax((X W_i^Q)(Y W_i^K)^T / sqrt(d_k)) (Y W_i^V), in plain torch ops.
+
+    W^Q, W^K, W^V are (d_model, h·d_k), W_i^* their d_k columns of head i; W^O is (h·d_k, d_model); ``may``
+    (True = may attend) broadcasts to (batch, q_len, k_len)."""
+    d_k = wq.size(1) // heads
+    joined = []
+    for i in range(heads):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        scores = (x @ wq[:, cols]) @ (y @ wk[:, cols]).transpose(-1, -2) / math.sqrt(d_k)
+        if may is not None:
+            scores = scores.masked_fill(~may, float("-inf"))
+        joined.append(torch.softmax(scores, dim=-1) @ (y @ wv[:, cols]))
+    return torch.cat(joined, dim=-1) @ wo
+
+
+@pytest.mark.parametrize("model_size, heads, key_size", [(4, 2, 2), (3, 2, 4)])
+def test_multi_head_attention_with_distinct_projections_by_hand(model_size, heads, key_size):
+    """003 §3.2.1: MultiHead(X, Y, Y) = [head_1 … head_h] W^O,
+    head_i = softmax(X W_i^Q (Y W_i^K)^T / sqrt(d_k)) Y W_i^V, no biases, masked keys excluded. Distinct random
+    W^Q, W^K, W^V, W^O (identity weights hide a swapped projection or a dropped W^O); h·d_k = d_model and
+    h·d_k != d_model."""
+    g = torch.Generator().manual_seed(5)
+    wq, wk, wv = (torch.randn(model_size, heads * key_size, generator=g) * 0.5 for _ in range(3))
+    wo = torch.randn(heads * key_size, model_size, generator=g) * 0.5
+    attention = MultiHeadAttention(model_size, heads, key_size, dropout=0.0)
+    with torch.no_grad():
+        for linear, w in zip((attention.query, attention.key, attention.value, attention.output), (wq, wk, wv, wo)):
+            linear.weight.copy_(w.T)  # nn.Linear computes x W^T
+    x, y = torch.randn(2, 2, model_size, generator=g), torch.randn(2, 3, model_size, generator=g)
+    may = torch.tensor([[True, True, True], [True, False, True]])  # sentence 2's second key is padding
+    output, _ = attention.attend(x, *attention.keys_values(y), may[:, None, None, :])
+    assert torch.allclose(output, _multi_head(x, y, wq, wk, wv, wo, heads, may[:, None, :]), atol=1e-5)
+
+
+def _attention_of(attention: MultiHeadAttention, x, y, may):
+    weights = (attention.query.weight.T, attention.key.weight.T, attention.value.weight.T, attention.output.weight.T)
+    return _multi_head(x, y, *weights, attention.heads, may)
+
+
+def _norm(x, norm):
+    return F.layer_norm(x, x.shape[-1:], norm.weight, norm.bias)
+
+
+def test_each_decoder_layer_reads_the_encoder_through_its_own_cross_attention():
+    """003 §3.2.2: decoder layer l attends over the encoder output M with MultiHead(h_l, M, M) under ITS OWN
+    encoder–decoder W^Q, W^K, W^V, W^O — not its self-attention's, not another layer's. Two decoder layers with
+    different (random) weights; the decoder written out by hand, checked in training (parallel) and by steps."""
+    model = tiny_model("transformer", len(VOCAB), decoder_layers=2)
+    batch = make_batch(SOURCES, TARGETS, VOCAB)
+    memory = model.encode(batch).memory  # the encoder is not under test here
+    length = batch.tgt_in.size(1)
+    x = model.target_embedding.weight[batch.tgt_in] * math.sqrt(8) + sinusoidal_positions(length, 8)
+    causal, source = torch.ones(length, length, dtype=torch.bool).tril(), (batch.src != PAD_ID)[:, None, :]
+    for layer in model.decoder_layers:
+        x = _norm(x + _attention_of(layer.self_attention, x, x, causal), layer.norm_self)
+        x = _norm(x + _attention_of(layer.cross_attention, x, memory, source), layer.norm_cross)
+        ff = layer.feed_forward
+        x = _norm(x + torch.relu(x @ ff.inner.weight.T + ff.inner.bias) @ ff.outer.weight.T + ff.outer.bias,
+                  layer.norm_feed_forward)
+    expected = torch.log_softmax(x @ model.projection.weight.T + model.projection.bias, dim=-1)
+    assert torch.allclose(model(batch), expected, atol=1e-5)
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    for t in range(length):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        assert torch.allclose(out.log_probs, expected[:, t], atol=1e-5), t
 
 
 def test_scaled_embeddings_start_at_the_scale_of_the_positions():

@@ -61,6 +61,13 @@ def occurs(ids: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
     return table[:, words]
 
 
+def _zero_with_graph(log_probs: torch.Tensor) -> torch.Tensor:
+    """A zero loss still attached to the model's graph: a batch with no candidate rule contributes nothing, but
+    on an alternating critic step (the whole loss) ``backward()`` needs a graph (a bare zero crashed training),
+    and under DDP every rank must run the same backward. Excluded -inf entries must not make it NaN."""
+    return torch.where(torch.isfinite(log_probs), log_probs, 0.0).sum() * 0.0
+
+
 def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Tensor, rules: RuleTable,
                 variant: CriticVariant = "report") -> torch.Tensor:
     """Mean critic loss per target token.
@@ -73,14 +80,14 @@ def critic_loss(log_probs: torch.Tensor, source: torch.Tensor, target: torch.Ten
     real = target != PAD_ID
     tokens = real.sum().clamp_min(1)
     if len(rules) == 0:
-        return log_probs.new_zeros(())
+        return _zero_with_graph(log_probs)
     in_source = occurs(source, torch.cat([rules.complex_ids, rules.simple_ids]))  # one presence table, both sides
     candidate = in_source[:, :len(rules)] | in_source[:, len(rules):]  # (batch, rules)
     if variant == "fixed":
         candidate = candidate & occurs(target.masked_fill(~real, PAD_ID), rules.simple_ids)
     sentence, rule = candidate.nonzero(as_tuple=True)  # (K,) each: the candidate pairs
     if sentence.numel() == 0:
-        return log_probs.new_zeros(())
+        return _zero_with_graph(log_probs)
     generated = log_probs.argmax(dim=-1)[sentence]  # (K, tgt_len)
     active = real[sentence]
     complex_ids, simple_ids = rules.complex_ids[rule].unsqueeze(1), rules.simple_ids[rule].unsqueeze(1)  # (K, 1)

@@ -16,8 +16,9 @@ feed-forward sublayer).
   output and the read are concatenated and mapped back by a linear layer).
 - **Read** (training and decoding): at each position, the current pre-context c is scored against the
   stored pre-contexts c_r of the sentence's candidate rules (complex word in the source, slot filled),
-  α = softmax(c · c_r), r = Σ α_r post_r; the layer's feed-forward reads c + r (``combine="add"``, the
-  report) or W[c; r] (``"concat"``, the released code).
+  α = softmax(c · c_r), r = Σ α_r post_r, over the slots of the layer that reads (each layer its own); the
+  layer's feed-forward sublayer, residual included, runs on c + r (``combine="add"``, the report: its output,
+  the post-context, is LayerNorm((c + r) + FFN(c + r))) or on W[c; r] (``"concat"``, the released code).
 - ``read_after_updates``: reads stay off until the memory has taken this many updates (the released
   code's warm-up); 0 in the report.
 

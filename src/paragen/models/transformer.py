@@ -120,7 +120,9 @@ class DecoderLayer(nn.Module):
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Returns the layer output (DMASS's post-context), the encoder–decoder attention weights
         (batch, h, q_len, src_len) and the pre-context. ``read`` (DMASS) turns the pre-context into what the
-        feed-forward sublayer reads."""
+        feed-forward sublayer reads: the whole sublayer, residual included, runs on it, so with the report's read
+        (003 §3.2.3: "add r_context to c_current, and feed this new value into feed forward layer") the output is
+        LayerNorm((c + r) + FFN(c + r)), with c this layer's pre-context and r the read of this layer's own slots."""
         attended, _ = self.self_attention.attend(x, self_keys, self_values, self_mask)
         x = self.norm_self(x + self.dropout(attended))
         attended, weights = self.cross_attention.attend(x, cross_keys, cross_values, cross_mask)
