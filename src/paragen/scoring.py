@@ -53,8 +53,8 @@ def restore_bpe(line: str) -> str:
 
 
 ROUGE_LIMIT_REASON = (" (--max-line-chars: ROUGE-L's longest common subsequence takes time and memory in "
-                      "the product of a hypothesis's and a reference's lengths; 4,000 characters scored on characters "
-                      "take about 9 s)")
+                      "the product of a hypothesis's and a reference's lengths; one 4,000-character pair takes about "
+                      "4.5 s scored on characters, 0.3 s on words)")
 
 
 def _read_text(path: str, request: ScoreRequest) -> list[str]:
