@@ -6,8 +6,11 @@ Usage: python bench/rouge_agreement.py HYP REF [HYP REF ...]
 For each pair, ROUGE-1/2/L F1 (x100) from:
   rouge-score          paragen score's default (words, no stemming)
   rouge-score --stem   the Porter stemmer, as ROUGE-1.5.5's -m
-  ROUGE-1.5.5          -n 2 -m -w 1.2 (SPM footnote 8): Average_F, the official figure (a bootstrap mean)
+  ROUGE-1.5.5          -n 2 -m -w 1.2 (SPM footnote 8), -m through WordNet's exception lists then Porter:
+                       Average_F, the official figure (a bootstrap mean)
   ROUGE-1.5.5 mean     the plain mean of the script's per-sentence F1
+  1.5.5 no exceptions  the same with an empty exception database (-m is Porter alone, as published setups
+                       without a readable WordNet-2.0.exc.db scored), Average_F and plain mean
 then the differences from ROUGE-1.5.5's Average_F, how many sentences' F1 differ by more than 0.01 between
 rouge-score --stem and ROUGE-1.5.5, and the first few of those sentences. Needs what `paragen score
 --rouge-perl` needs (`paragen rouge-perl-check`).
@@ -49,16 +52,19 @@ def compare(hyp_path: str, ref_path: str) -> None:
     rouge_score_s = time.perf_counter() - started
     started = time.perf_counter()
     perl = perl_rouge(hyps, refs)
+    porter = perl_rouge(hyps, refs, exceptions="none")
     perl_s = time.perf_counter() - started
     official = [perl.scores[t] for t in ROUGE_TYPES]
     rows = np.asarray(perl.sentences)
     print(f"{hyp_path}\n  vs {ref_path}: {len(hyps)} sentences (rouge-score {rouge_score_s:.1f} s for both "
-          f"settings, ROUGE-1.5.5 {perl_s:.1f} s)")
+          f"settings, ROUGE-1.5.5 {perl_s:.1f} s for both)")
     print(f"  {'':<20}{'R1':>7} {'R2':>7} {'RL':>7}   (ROUGE-1.5.5 Average_F minus the row)")
     print(_row("rouge-score", plain.mean(axis=0), official))
     print(_row("rouge-score --stem", stemmed.mean(axis=0), official))
     print(_row("ROUGE-1.5.5", official))
     print(_row("ROUGE-1.5.5 mean", rows.mean(axis=0), official))
+    print(_row("1.5.5 no exceptions", [porter.scores[t] for t in ROUGE_TYPES], official))
+    print(_row("  its mean", np.asarray(porter.sentences).mean(axis=0), official))
     differ = np.abs(rows - stemmed) > 0.01
     print("  sentences whose F1 differs by > 0.01 (rouge-score --stem vs ROUGE-1.5.5): "
           + ", ".join(f"{t} {int(differ[:, i].sum())}" for i, t in enumerate(ROUGE_TYPES)))

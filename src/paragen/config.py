@@ -115,6 +115,10 @@ class Evaluation(_Strict):
         ["bleu"], min_length=1, description="oddgen: 004 §6.1's odd-generation counts against the first reference")
     lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
     rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
+    rouge_perl_exceptions: Literal["wordnet", "none"] = Field(
+        "wordnet", description="ROUGE-1.5.5's -m: 'wordnet' maps words through WordNet 2.0's exception lists before "
+        "Porter stemming (went -> go); 'none' is Porter alone, as published ROUGE-1.5.5 setups without a readable "
+        "WordNet-2.0.exc.db scored (the headline suites use it: it reproduces published Gigaword scores)")
     rouge_perl: bool = Field(False, description="ROUGE with the official Perl ROUGE-1.5.5 and SPM's options "
                              "(-n 2 -m -w 1.2; words only) instead of rouge-score (`paragen rouge-perl-check`)")
 

@@ -60,5 +60,6 @@ def score_request(evaluation: Evaluation, metric: str, directory: str, hyp: str,
     refs = reference_files(directory, split)
     return ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric not in ("rouge", "oddgen") else refs[:1],
                         src=f"{directory}/{split}.src", lowercase=evaluation.lowercase,
-                        rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl, remove_bpe=remove_bpe,
+                        rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl,
+                        rouge_perl_exceptions=evaluation.rouge_perl_exceptions, remove_bpe=remove_bpe,
                         compare=compare, bootstrap_samples=samples)

@@ -36,6 +36,7 @@ class ScoreRequest:
     rouge_unit: str = "auto"
     stem: bool = False
     rouge_perl: bool = False
+    rouge_perl_exceptions: str = "wordnet"  # ROUGE-1.5.5's -m: WordNet exceptions then Porter, or Porter alone
     nbest: str | None = None
     tags: str | None = None
     groups: str | None = None  # exact match: a group (rule) per line; each tag's accuracy gets a 95 % interval
@@ -191,10 +192,12 @@ def _rouge_perl(request: ScoreRequest, hyps: list[str], refs: list[str]):
     if empty:
         raise CorpusError(f"{request.refs[0]}:{empty[0]}: no token ROUGE-1.5.5 counts (it keeps tokens beginning with "
                           f"[a-z0-9$]; {len(empty)} such line(s)); with -w 1.2 the script divides by zero on them")
-    result = rouge_perl.perl_rouge(hyps, refs)
-    stats = lambda h: np.asarray(rouge_perl.perl_rouge(h, refs).sentences)  # noqa: E731
+    exceptions = request.rouge_perl_exceptions
+    result = rouge_perl.perl_rouge(hyps, refs, exceptions=exceptions)
+    stats = lambda h: np.asarray(rouge_perl.perl_rouge(h, refs, exceptions=exceptions).sentences)  # noqa: E731
     return ({"score": result.scores, "unit": "word", "stemmed": True, "implementation": "ROUGE-1.5.5 (perl)",
-             "options": " ".join(result.options), "sentence_mean": result.sentence_mean, "rougeW": result.rouge_w,
+             "options": " ".join(result.options), "wordnet_exceptions": exceptions == "wordnet",
+             "sentence_mean": result.sentence_mean, "rougeW": result.rouge_w,
              "confidence_95": result.intervals,
              "script": result.script, "script_sha256": rouge_perl.script_sha256(result.script),
              "bootstrap_on": "rouge2"}, np.asarray(result.sentences), stats,

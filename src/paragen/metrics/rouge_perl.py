@@ -38,13 +38,18 @@ rouge-score's tokenizer reads ``<unk>``. Other tokens are left to the script's o
 CJK text begins with none of those characters and would score 0; :mod:`paragen.scoring` refuses it.
 
 Output: the script's defaults ``-f A`` (model average; one reference here), ``-p 0.5`` (alpha 0.5:
-F = PR / (0.5 P + 0.5 R), i.e. F1) and ``-t 0`` (the unit is the sentence) make each sentence's score
+F = PR / (0.5 P + 0.5 R), i.e. F1) and no ``-t`` (the unit is the sentence) make each sentence's score
 its F1 (rounded to 5 decimals). ``Average_F``, the F1 SPM reports for ROUGE-1, ROUGE-2 and ROUGE-L, is
 then *not* the plain mean of those: the script prints the mean of its 1,000 bootstrap resample means
-(``-r 1000``, ``-c 95`` are defaults; the plain mean is computed and overwritten), each resample seeded
-with its index, so the figure is deterministic and within resampling noise of the plain mean. Both are
-returned (``scores``, ``sentence_mean``). ``-d`` only adds the per-sentence scores to the output; no
-other option is added to SPM's.
+(``-r 1000``, ``-c 95`` are defaults; the plain mean is computed and overwritten), resample i seeded with
+``srand(i)`` and drawing instance indices over the eval IDs *sorted as strings*. The figure is therefore
+deterministic for a given instance order, within resampling noise of the plain mean, and depends on that
+order: this module writes config line k for sentence k (eval ID k), which is what pyrouge does when its file
+names sort in line order (zero-padded numbers); pyrouge with unpadded names (``0.txt``, ``1.txt``, ``10.txt``
+...) numbers its tasks in another order and prints another Average_F from the same sentences (measured in
+docs/measurements.md; ``tests/test_rouge_perl.py`` runs both). Both figures are returned (``scores``, the
+printed Average_F, and ``sentence_mean``, which no order changes). ``-d`` only adds the per-sentence scores to
+the output; no other option is added to SPM's.
 """
 
 from __future__ import annotations
@@ -106,6 +111,8 @@ class PerlRougeResult:
     """The script's 95 % bootstrap confidence interval of each ``Average_F``."""
     script: str = ""
     options: tuple[str, ...] = SPM_OPTIONS
+    exceptions: str = "wordnet"
+    """Which exception database ``-m`` used (:data:`EXCEPTION_CHOICES`)."""
 
 
 def rouge_home(home: str | os.PathLike | None = None) -> Path:
@@ -156,10 +163,18 @@ def check_perl(home: str | os.PathLike | None = None, perl: str = "perl") -> Pat
     return script
 
 
-def build_exception_db(exceptions: Path, out: Path, perl: str = "perl") -> None:
-    """Build ``WordNet-2.0.exc.db`` as ``buildExeptionDB.pl`` does (first column -> second), files in sorted order."""
-    files = sorted(str(path) for path in exceptions.glob("*.exc"))
-    if not files:
+EXCEPTION_CHOICES = ("wordnet", "none")
+"""``wordnet``: ``-m`` maps words through WordNet 2.0's exception lists before Porter stemming (``went`` -> ``go``);
+``none``: an empty exception database, so ``-m`` is Porter stemming alone, as in the many published ROUGE-1.5.5
+setups whose ``WordNet-2.0.exc.db`` was missing or unreadable (those reproduce published Gigaword scores: see
+docs/measurements.md)."""
+
+
+def build_exception_db(exceptions: Path, out: Path, perl: str = "perl", empty: bool = False) -> None:
+    """Build ``WordNet-2.0.exc.db`` as ``buildExeptionDB.pl`` does (first column -> second), files in sorted order;
+    ``empty``: a database with no entries (the script still needs the file to start)."""
+    files = [] if empty else sorted(str(path) for path in exceptions.glob("*.exc"))
+    if not files and not empty:
         raise PerlRougeError(f"{exceptions}: no *.exc files (WordNet 2.0 exception lists)")
     program = ("use DB_File; use Fcntl; my $out = shift @ARGV; "
                "tie my %db, 'DB_File', $out, O_CREAT|O_RDWR, 0644, $DB_HASH or die \"cannot create $out: $!\\n\"; "
@@ -237,8 +252,11 @@ def parse_output(output: str, count: int) -> PerlRougeResult:
 
 
 def perl_rouge(hypotheses: Sequence[str], references: Sequence[str], home: str | os.PathLike | None = None,
-               options: Sequence[str] = SPM_OPTIONS, perl: str = "perl") -> PerlRougeResult:
-    """Score aligned hypotheses against one reference each with ROUGE-1.5.5 (SPM's options by default)."""
+               options: Sequence[str] = SPM_OPTIONS, perl: str = "perl", exceptions: str = "wordnet") -> PerlRougeResult:
+    """Score aligned hypotheses against one reference each with ROUGE-1.5.5 (SPM's options by default);
+    ``exceptions``: one of :data:`EXCEPTION_CHOICES`."""
+    if exceptions not in EXCEPTION_CHOICES:
+        raise ValueError(f"exceptions: {exceptions!r}; allowed values: {', '.join(EXCEPTION_CHOICES)}")
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
     if not hypotheses:
@@ -254,13 +272,15 @@ def perl_rouge(hypotheses: Sequence[str], references: Sequence[str], home: str |
         root = Path(tmp)
         (root / "data").mkdir()
         shutil.copyfile(data / "smart_common_words.txt", root / "data" / "smart_common_words.txt")
-        build_exception_db(data / "WordNet-2.0-Exceptions", root / "data" / "WordNet-2.0.exc.db", perl)
+        build_exception_db(data / "WordNet-2.0-Exceptions", root / "data" / "WordNet-2.0.exc.db", perl,
+                           empty=exceptions == "none")
         config = _write_inputs(root, hypotheses, references)
         run = subprocess.run([perl, str(script), "-e", str(root / "data"), *options, "-d", "-z", "SPL", config.name],
                              capture_output=True, text=True, cwd=root)
     if run.returncode != 0:
         raise PerlRougeError(f"{script} exited with status {run.returncode}:\n{run.stderr.strip()[-2000:]}")
-    return replace(parse_output(run.stdout, len(hypotheses)), script=str(script), options=tuple(options))
+    return replace(parse_output(run.stdout, len(hypotheses)), script=str(script), options=tuple(options),
+                   exceptions=exceptions)
 
 
 def script_sha256(script: str | os.PathLike) -> str:

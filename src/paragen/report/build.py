@@ -58,7 +58,12 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
         data_text = "; ".join(
             f"{name}: {config.datasets[name].segmentation} tokens, vocabulary "
             f"{config.datasets[name].vocab_size or 'all'}" for name in datasets)
-        return f"Data: {data_text}. Models: " + _model_text(config, experiments)
+        perl = [config.datasets[name].evaluation for name in datasets if config.datasets[name].evaluation.rouge_perl]
+        scoring = "" if not perl else " ROUGE-1.5.5's -m: " + (
+            "WordNet 2.0 exception lists, then Porter stemming." if perl[0].rouge_perl_exceptions == "wordnet" else
+            "Porter stemming alone, no WordNet exception lists (the setting that reproduced a published Gigaword score; "
+            "docs/measurements.md).")
+        return f"Data: {data_text}.{scoring} Models: " + _model_text(config, experiments)
     if isinstance(data, HeadlineSyntheticDataset):
         low, high = data.source_length
         return (f"Data: the headline stand-in (not the paper's setup), {data.train_pairs:,} / {data.valid_pairs:,} / "
