@@ -103,7 +103,8 @@ def plot_type_curves(logs: dict[str, list[Path]], path: str | Path, columns: dic
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("validation exact match (%)", fontsize=9)
-    axes[-1].legend(fontsize=8, loc="lower right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=9, loc="outside lower center", ncol=len(labels))  # below: covers no data
     fig.suptitle(title, fontsize=10)
     _save(fig, path)
 
