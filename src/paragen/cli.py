@@ -188,8 +188,8 @@ def check_vocabulary(checkpoint: dict, checkpoint_path: Path, vocab: Vocabulary,
     would map to other words and every output would be wrong without a word (exact match 0.00 instead of 38)."""
     from paragen.training import CheckpointError, config_digest
 
-    saved = (checkpoint.get("digest") or {}).get("vocabulary")
-    if checkpoint.get("vocab_size") == len(vocab) and saved in (None, config_digest(vocab.itos)):
+    saved = (checkpoint.get("digest") or {}).get("vocabulary")  # both recorded by train(); None: not recorded
+    if checkpoint.get("vocab_size") in (None, len(vocab)) and saved in (None, config_digest(vocab.itos)):
         return
     raise CheckpointError(f"{vocab_path} is not the vocabulary {checkpoint_path} was trained with (it has "
                           f"{len(vocab)} tokens, digest {config_digest(vocab.itos)}; the checkpoint: "
