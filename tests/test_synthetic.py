@@ -158,11 +158,11 @@ def test_targets_reuse_source_symbols_at_the_configured_share():
 
 
 def test_statistics_counted_by_hand():
-    from paragen.data.synthetic import Example, Rule, statistics
+    from paragen.data.synthetic import drawn_rules, statistics
 
     spec = SyntheticDataset(kind="synthetic", rules=5, instances_per_rule=2, symbols=50, seed=11)
     splits = generate(spec)
-    stats = statistics(spec, splits)
+    stats = statistics(drawn_rules(spec), splits)
     assert [stats[t]["rules"] for t in RULE_TYPES] == [1] * 5
     assert [stats[t]["instances"] for t in RULE_TYPES] == [2] * 5
     assert all(stats[t]["ambiguous_rules"] == 0 for t in RULE_TYPES)
@@ -196,11 +196,11 @@ def test_filler_spans_by_hand():
 def test_spans_of_generated_test_lines_match_the_drawn_fillers(tmp_path):
     import json
 
-    from paragen.data.synthetic import STATISTICS_FILE, rules_json, spans_of_test_lines, write_splits
+    from paragen.data.synthetic import STATISTICS_FILE, drawn_rules, rules_json, spans_of_test_lines, write_splits
 
     splits = generate(NEW)
     write_splits(splits, tmp_path)
-    (tmp_path / STATISTICS_FILE).write_text(json.dumps({"rules": rules_json(NEW)}))
+    (tmp_path / STATISTICS_FILE).write_text(json.dumps({"rules": rules_json(drawn_rules(NEW))}))
     spans = spans_of_test_lines(tmp_path, [e.source for e in splits["test"]])
     for example, span in zip(splits["test"], spans):
         for variable, (start, end) in span.items():

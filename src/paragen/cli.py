@@ -80,11 +80,13 @@ def cmd_generate(args: argparse.Namespace) -> None:
     module.write_splits(splits, _dataset_dir(args.dataset))
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
     if module is synthetic:
-        stats = synthetic.statistics(spec, splits)
+        rules = synthetic.drawn_rules(spec)
+        stats = synthetic.statistics(rules, splits)
         write_json(_dataset_dir(args.dataset) / synthetic.STATISTICS_FILE,
-                   {"by_type": stats, "rules": synthetic.rules_json(spec)})
+                   {"by_type": stats, "rules": synthetic.rules_json(rules)})
         for rule_type, row in stats.items():
-            log.info("%s %-6s %s", args.dataset, rule_type, ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in row.items()))
+            log.info("%s %-6s %s", args.dataset, rule_type,
+                     ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in row.items()))
 
 
 def cmd_vocab(args: argparse.Namespace) -> None:
@@ -348,8 +350,8 @@ def cmd_score(args: argparse.Namespace) -> None:
     request = ScoreRequest(
         metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
         tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
-        rouge_perl=args.rouge_perl, rouge_perl_exceptions=args.rouge_perl_exceptions, nbest=args.nbest, tags=args.tags, groups=args.groups, topk=args.topk,
-        compare=args.compare,
+        rouge_perl=args.rouge_perl, rouge_perl_exceptions=args.rouge_perl_exceptions, nbest=args.nbest,
+        tags=args.tags, groups=args.groups, topk=args.topk, compare=args.compare,
         bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe,
         max_line_chars=args.max_line_chars)
     result = score(request)

@@ -18,15 +18,6 @@ class CorpusError(ValueError):
 MAX_LINE_CHARS = 4000
 
 
-def check_line_lengths(path: str | Path, lines: list[str], limit: int = MAX_LINE_CHARS) -> None:
-    """Stop at the first line longer than ``limit`` characters, naming the file, line, length and limit."""
-    for number, line in enumerate(lines, start=1):
-        if len(line) > limit:
-            raise CorpusError(f"{path}:{number}: line has {len(line):,} characters; at most {limit:,} are accepted "
-                              "per line (--max-line-chars): scoring time and memory grow with the square of a "
-                              "line's length")
-
-
 @dataclass(frozen=True)
 class ParallelCorpus:
     """Tokenised source/target pairs of one split, plus an optional tag per pair."""

@@ -10,7 +10,6 @@ an instance right is to copy them: exactly what the five rule types probe.
 from __future__ import annotations
 
 import random
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -132,51 +131,55 @@ def variables_adjacent(rule: Rule) -> bool:
     return any(a in VARIABLES and b in VARIABLES for a, b in zip(rule.source, rule.source[1:]))
 
 
-def parses(pattern: Sequence[str], source: Sequence[str], limit: int = 2) -> int:
-    """How many ways (counted up to ``limit``) ``source`` splits into ``pattern``'s regular symbols and
-    non-empty fillers of its variables: 1 for an instance whose fillers can be recovered."""
+def readings(pattern: Sequence[str], source: Sequence[str], limit: int = 2) -> list[dict[str, list[int]]]:
+    """The ways (at most ``limit``) ``source`` splits into ``pattern``'s regular symbols and non-empty fillers of
+    its variables, each as the variables' [start, end) spans in ``source``: one for a recoverable instance."""
+    found: list[dict[str, list[int]]] = []
 
-    @functools.lru_cache(maxsize=None)
-    def count(p: int, s: int) -> int:
+    def walk(p: int, s: int, spans: dict[str, list[int]]) -> None:
+        if len(found) >= limit:
+            return
         if p == len(pattern):
-            return int(s == len(source))
+            if s == len(source):
+                found.append(dict(spans))
+            return
         if pattern[p] not in VARIABLES:
-            return count(p + 1, s + 1) if s < len(source) and source[s] == pattern[p] else 0
-        total = 0
+            if s < len(source) and source[s] == pattern[p]:
+                walk(p + 1, s + 1, spans)
+            return
         for end in range(s + 1, len(source) + 1):
-            total += count(p + 1, end)
-            if total >= limit:
-                break
-        return min(total, limit)
+            walk(p + 1, end, {**spans, pattern[p]: [s, end]})
 
-    return count(0, 0)
+    walk(0, 0, {})
+    return found
+
+
+def parses(pattern: Sequence[str], source: Sequence[str], limit: int = 2) -> int:
+    """How many ways (counted up to ``limit``) ``source`` splits into ``pattern``: 1 for a recoverable instance."""
+    return len(readings(pattern, source, limit))
 
 
 def filler_spans(pattern: Sequence[str], source: Sequence[str]) -> dict[str, list[int]] | None:
     """Each variable's [start, end) in ``source`` when it splits into ``pattern`` one way only, else None."""
-    if parses(pattern, source) != 1:
-        return None
-    spans: dict[str, list[int]] = {}
-
-    def walk(p: int, s: int) -> bool:  # the one reading, found depth first
-        if p == len(pattern):
-            return s == len(source)
-        if pattern[p] not in VARIABLES:
-            return s < len(source) and source[s] == pattern[p] and walk(p + 1, s + 1)
-        for end in range(s + 1, len(source) + 1):
-            if walk(p + 1, end):
-                spans[pattern[p]] = [s, end]
-                return True
-        return False
-
-    walk(0, 0)
-    return spans
+    found = readings(pattern, source)
+    return found[0] if len(found) == 1 else None
 
 
-def rules_json(spec: SyntheticDataset) -> list[dict[str, object]]:
-    """The rules as ``paragen generate`` drew them (index = the ``<split>.rule`` value), for the heat maps."""
+def _rules_then_rng(spec: SyntheticDataset) -> tuple[list[Rule], random.Random]:
+    """The dataset's rules, drawn first from its seed, and the generator the instances are drawn from next."""
+    rng = random.Random(spec.seed)
+    return make_rules(spec, rng), rng
+
+
+def drawn_rules(spec: SyntheticDataset) -> list[Rule]:
+    """The rules :func:`generate` draws for ``spec`` (index = the ``<split>.rule`` value)."""
+    return _rules_then_rng(spec)[0]
+
+
+def rules_json(rules: Sequence[Rule]) -> list[dict[str, object]]:
+    """The rules as written to ``generation.json``, for the heat maps."""
     return [{"type": r.rule_type, "source": " ".join(r.source), "target": " ".join(r.target),
-             "adjacent_variables": variables_adjacent(r)} for r in make_rules(spec, random.Random(spec.seed))]
+             "adjacent_variables": variables_adjacent(r)} for r in rules]
 
 
 def spans_of_test_lines(directory: str | Path, sources: Sequence[Sequence[str]]) -> list[dict[str, list[int]] | None]:
@@ -211,9 +214,9 @@ def generate(spec: SyntheticDataset) -> dict[str, list[Example]]:
     validation data, so every split covers every rule. With ``separate_variables``
     an instance whose source splits into fillers in more than one way is redrawn.
     """
-    rng = random.Random(spec.seed)
+    rules, rng = _rules_then_rng(spec)
     splits: dict[str, list[Example]] = {name: [] for name in SPLITS}
-    for index, rule in enumerate(make_rules(spec, rng)):
+    for index, rule in enumerate(rules):
         instances = []
         for _ in range(spec.instances_per_rule):
             fillers = _fillers(rng, spec)
@@ -237,10 +240,10 @@ def generate(spec: SyntheticDataset) -> dict[str, list[Example]]:
     return splits
 
 
-def statistics(spec: SyntheticDataset, splits: dict[str, list[Example]]) -> dict[str, dict[str, float]]:
-    """Per rule type, what ``paragen generate`` reports: rules, instances, rules whose variables are adjacent
-    (ambiguous), instances redrawn, and the mean filler, rule and sentence lengths."""
-    rules = make_rules(spec, random.Random(spec.seed))  # the same draws as generate(): the rules come first
+def statistics(rules: Sequence[Rule], splits: dict[str, list[Example]]) -> dict[str, dict[str, float]]:
+    """Per rule type, what ``paragen generate`` reports of ``rules`` (:func:`drawn_rules`) and their instances:
+    rules, instances, rules whose variables are adjacent (ambiguous), instances redrawn, and the mean filler, rule
+    and sentence lengths."""
     examples = [e for split in splits.values() for e in split]
     result: dict[str, dict[str, float]] = {}
     for rule_type in RULE_TYPES:

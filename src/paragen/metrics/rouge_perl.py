@@ -252,7 +252,8 @@ def parse_output(output: str, count: int) -> PerlRougeResult:
 
 
 def perl_rouge(hypotheses: Sequence[str], references: Sequence[str], home: str | os.PathLike | None = None,
-               options: Sequence[str] = SPM_OPTIONS, perl: str = "perl", exceptions: str = "wordnet") -> PerlRougeResult:
+               options: Sequence[str] = SPM_OPTIONS, perl: str = "perl",
+               exceptions: str = "wordnet") -> PerlRougeResult:
     """Score aligned hypotheses against one reference each with ROUGE-1.5.5 (SPM's options by default);
     ``exceptions``: one of :data:`EXCEPTION_CHOICES`."""
     if exceptions not in EXCEPTION_CHOICES:

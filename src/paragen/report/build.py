@@ -17,7 +17,7 @@ from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, 
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.runlock import lock_holder
-from paragen.stopping_rule import SESSIONS_FILE, trained_with, training_outcome
+from paragen.stopping_rule import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
 from paragen.report.comparisons import comparison_lines
 from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
                                    read_rescored, to_csv, to_latex, to_markdown)
@@ -61,8 +61,8 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
         perl = [config.datasets[name].evaluation for name in datasets if config.datasets[name].evaluation.rouge_perl]
         scoring = "" if not perl else " ROUGE-1.5.5's -m: " + (
             "WordNet 2.0 exception lists, then Porter stemming." if perl[0].rouge_perl_exceptions == "wordnet" else
-            "Porter stemming alone, no WordNet exception lists (the setting that reproduced a published Gigaword score; "
-            "docs/measurements.md).")
+            "Porter stemming alone, no WordNet exception lists (the setting that reproduced a published Gigaword "
+            "score; docs/measurements.md).")
         return f"Data: {data_text}.{scoring} Models: " + _model_text(config, experiments)
     if isinstance(data, HeadlineSyntheticDataset):
         low, high = data.source_length
@@ -198,7 +198,9 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                     (seed if seeded else None, training_outcome(read_log(run_dir / "train_log.csv"),
                                                                 settings_of_run(run_dir, config.training_of(run)))))
     table.comparisons = comparison_lines(config, spec)
-    table.caption += closest_epoch_text(config, paper, ran)
+    by_type = pipeline.rule_data_rows(config, list(ran.values()))  # rule data: per-type curves and closest epochs
+    if by_type:
+        table.caption += closest_epoch_text(config, paper, ran, table.training)
     table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
                                         for row, exp in ran.items()
                                         for run, seed in replica_runs(config, exp)})
@@ -209,7 +211,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         return
     copying = pipeline.copy_traced_experiments(config, list(ran.values()))
     panels = pipeline.panel_experiments(config, list(ran.values()))
-    figures = pipeline.figure_paths(table_name, bool(copying), panels, pipeline.rule_data_rows(config, list(ran.values())))
+    figures = pipeline.figure_paths(table_name, bool(copying), panels, by_type)
     logs = {row: [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
             for row, exp in ran.items()}
     column, label = pipeline.curve_column(config, list(ran.values()))
@@ -227,7 +229,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
         plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
                           "top-1 output equals the reference and the first whose does not")
-    if pipeline.rule_data_rows(config, list(ran.values())):
+    if by_type:
         plot_type_curves(logs, figures[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
                          paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
                          "epoch (dashed: the paper's test accuracy)")
@@ -256,11 +258,11 @@ def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
     return trained_with(json.loads(sessions.read_text(encoding="utf-8")), current)
 
 
-def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, str]) -> str:
+def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, str],
+                       outcomes: dict[str, list[tuple[int | None, TrainingOutcome]]]) -> str:
     """Caption sentence (rule data): per row with published numbers, the epoch whose per-type validation exact
-    match is closest to the paper's row, beside the distance at the selected epoch."""
-    if not pipeline.rule_data_rows(config, list(ran.values())):
-        return ""
+    match is closest to the paper's row, beside the distance at the selected epoch (``outcomes``: the table's
+    training outcomes, each judged by the settings its run trained with)."""
     columns = {c.key: tag_column(c.key) for c in paper.columns}
     parts = []
     for row, exp in ran.items():
@@ -268,7 +270,7 @@ def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, 
         if row not in paper.rows or not all(p.exists() for p in paths):
             continue
         logs = [read_log(p) for p in paths]
-        best = training_outcome(logs[0], config.training_of(exp)).best_epoch if len(logs) == 1 else None
+        best = outcomes[row][0][1].best_epoch if len(logs) == 1 else None
         found = closest_epoch(mean_rows(logs), paper.rows[row], columns, best)
         if found is not None:
             at_best = "" if found.best_epoch_distance is None else \

@@ -126,12 +126,18 @@ class ResultTable:
         return any(cell.per_seed for cell in self.cells.values())
 
 
-def metric_value(metrics: dict[str, Any], path: str) -> float | None:
+def _at(metrics: dict[str, Any] | None, path: str) -> Any:
+    """The value at ``path`` (keys joined by ``/``) in a metrics file, None where the path stops."""
     value: Any = metrics
     for part in path.split("/"):
         if not isinstance(value, dict) or part not in value:
             return None
         value = value[part]
+    return value
+
+
+def metric_value(metrics: dict[str, Any], path: str) -> float | None:
+    value = _at(metrics, path)
     return None if value is None else float(value)
 
 
@@ -208,9 +214,7 @@ def _run_value(loaded: LoadedRun, path: str) -> tuple[float | None, str]:
 
 def _interval(loaded: LoadedRun, path: str) -> tuple[float, float] | None:
     """The ``<path>_ci95`` pair a metrics file gives beside a value (``paragen score --groups``), if any."""
-    value: Any = loaded.metrics
-    for part in f"{path}_ci95".split("/"):
-        value = value.get(part) if isinstance(value, dict) else None
+    value = _at(loaded.metrics, f"{path}_ci95")
     return (float(value[0]), float(value[1])) if isinstance(value, list) and len(value) == 2 else None
 
 
