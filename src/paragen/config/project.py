@@ -1,0 +1,286 @@
+"""The whole of ``params.yaml`` (:class:`ParagenConfig`): cross-checks between sections and the queries the DAG
+and the report ask of it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Iterable, Literal
+
+from pydantic import Field, model_validator
+from paragen.config.base import Name, PositiveInt, _Strict
+from paragen.config.datasets import (Evaluation, HeadlineSyntheticDataset, RealDataset, SyntheticDataset, VocabConfig,
+                                     _check_real_dataset)
+from paragen.config.models import ModelConfig
+from paragen.config.runs import DecodingConfig, ExperimentConfig, RuleFileConfig, SystemConfig, TrainingConfig
+from paragen.config.tables import Comparison, TableConfig
+
+
+class ParagenConfig(_Strict):
+    """The whole of params.yaml."""
+
+    suites: list[Name] = Field(description="suites whose tables are produced")
+    scale: Literal["default", "paper"] = Field(
+        "default", description="synthetic suite size: the embedded default or the paper's scale"
+    )
+    seeds: PositiveInt | None = Field(
+        None, description="training runs per trained table row (training seeds s, s+1, ...); tables show mean ± sd. "
+        "null: 1 at the default scale, 3 at the paper's")
+    datasets: dict[Name, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
+                                   Field(discriminator="kind")]]
+    data: list[Name] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
+    mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
+    vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
+    models: dict[Name, ModelConfig]
+    training: dict[Name, TrainingConfig]
+    decoding: dict[Name, DecodingConfig]
+    experiments: dict[Name, ExperimentConfig]
+    rules: dict[Name, RuleFileConfig] = Field(default_factory=dict, description="paraphrase rule files (PPDB)")
+    systems: dict[Name, SystemConfig] = Field(default_factory=dict,
+                                             description="rows that need no training (003 Table 1 baselines)")
+    tables: dict[Name, TableConfig]
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "ParagenConfig":
+        for name, exp in self.experiments.items():
+            for field, pool in (
+                ("dataset", self.datasets),
+                ("model", self.models),
+                ("training", self.training),
+                ("decoding", self.decoding),
+            ):
+                value = getattr(exp, field)
+                if value not in pool:
+                    raise ValueError(
+                        f"experiments.{name}.{field}: unknown {field} {value!r}; "
+                        f"allowed values: {sorted(pool)}"
+                    )
+        for name, exp in self.experiments.items():
+            dataset = self.datasets[exp.dataset]
+            if isinstance(dataset, RealDataset):
+                missing = [s for s in ("train", "valid", *dataset.test_splits) if s not in dataset.splits]
+                if missing:
+                    raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} lacks split(s) {missing}; "
+                                     "training needs train and valid, decoding its test_splits")
+                if not dataset.shared_vocab:
+                    raise ValueError(f"experiments.{name}.dataset: {exp.dataset!r} has shared_vocab: false; "
+                                     "models read one vocabulary for source and target")
+        for name in self.data:
+            if name not in self.datasets or not isinstance(self.datasets[name], RealDataset):
+                real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset))
+                raise ValueError(f"data: {name!r} is not a real dataset; allowed values: {real}")
+        preparations: dict[str, tuple[str, tuple]] = {}
+        for name, dataset in self.datasets.items():
+            if isinstance(dataset, RealDataset):
+                _check_real_dataset(name, dataset)
+                recipe = dataset.recipe or name
+                how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials,
+                       dataset.max_line_chars, dataset.alignment_filter)
+                first, first_how = preparations.setdefault(recipe, (name, how))
+                if first_how != how:
+                    raise ValueError(f"datasets.{name}: shares recipe {recipe!r} with datasets.{first} but differs in "
+                                     "fetch, fetch_scope, splits, strip_specials, max_line_chars or alignment_filter; "
+                                     "they must agree")
+        known_suites = {t.suite for t in self.tables.values()}
+        for suite in self.suites:
+            if suite not in known_suites:
+                raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
+        self._check_figures()
+        self._check_comparisons()
+        self._check_systems()
+        self._check_rule_references()
+        self._check_raw_files()
+        for name, table in self.tables.items():
+            for exp in table.experiments():
+                if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
+                    allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
+                    raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
+        from paragen.seeds import add_replicas
+
+        add_replicas(self)
+        return self
+
+    def _check_comparisons(self) -> None:
+        """Compared rows are trained rows of their table, on one dataset, with a metric it is scored with."""
+        for name, table in self.tables.items():
+            for index, comparison in enumerate(table.comparisons):
+                key = f"tables.{name}.comparisons[{index}]"
+                trained = [label for label, e in table.rows.items() if e in self.experiments]
+                for side in ("row", "baseline"):
+                    if getattr(comparison, side) not in trained:
+                        raise ValueError(f"{key}.{side}: {getattr(comparison, side)!r} is not a trained row of the "
+                                         f"table; allowed values: {trained}")
+                a, b = (self.experiments[table.rows[getattr(comparison, side)]] for side in ("row", "baseline"))
+                if a.dataset != b.dataset:
+                    raise ValueError(f"{key}: the rows are trained on different datasets ({a.dataset}, {b.dataset}); "
+                                     "paired resampling needs one test set")
+                allowed = self.comparison_metrics(a.dataset)
+                if comparison.metric is not None and comparison.metric not in allowed:
+                    raise ValueError(f"{key}.metric: {comparison.metric!r} is not a metric {a.dataset} is scored "
+                                     f"with; allowed values: {allowed}")
+
+    def comparison_metrics(self, dataset: str) -> list[str]:
+        """Metrics a paired bootstrap can resample on ``dataset``'s test set (odd-generation counts cannot)."""
+        spec = self.datasets[dataset]
+        if isinstance(spec, SyntheticDataset):
+            return ["exact"]
+        return [m for m in spec.evaluation.metrics if m != "oddgen"]
+
+    def comparison_metric(self, table: TableConfig, comparison: Comparison) -> str:
+        """The metric a comparison resamples: its own, or the first its dataset allows."""
+        return comparison.metric or self.comparison_metrics(self.experiments[table.rows[comparison.row]].dataset)[0]
+
+    def _check_figures(self) -> None:
+        """Figure rows name trained rows of their table, on a test split of their dataset; q_j needs an SPM model."""
+        for name, table in self.tables.items():
+            named = []
+            if table.alignment_figure is not None:
+                figure = table.alignment_figure
+                named += [("alignment_figure.attention", figure.attention, figure.split),
+                          ("alignment_figure.source_prediction", figure.source_prediction, figure.split)]
+            if table.oddgen_figure is not None:
+                named += [("oddgen_figure.rows", row, table.oddgen_figure.split) for row in table.oddgen_figure.rows]
+            if table.aligned_pairs is not None:
+                named.append(("aligned_pairs.row", table.aligned_pairs.row, table.aligned_pairs.split))
+            for key, row, split in named:
+                experiment = table.rows.get(row)
+                if experiment not in self.experiments:
+                    trained = [label for label, e in table.rows.items() if e in self.experiments]
+                    raise ValueError(f"tables.{name}.{key}: {row!r} is not a trained row of the table; allowed values: "
+                                     f"{trained}")
+                splits = self.test_splits(self.experiments[experiment].dataset)
+                if split not in splits:
+                    raise ValueError(f"tables.{name}.{key.split('.')[0]}.split: {split!r} is not a test split of "
+                                     f"{self.experiments[experiment].dataset}; allowed values: {splits}")
+                evaluation = self.evaluation(experiment)
+                if key == "oddgen_figure.rows" and (evaluation is None or "oddgen" not in evaluation.metrics):
+                    raise ValueError(f"tables.{name}.{key}: {row!r} is not scored with oddgen (add it to "
+                                     f"datasets.{self.experiments[experiment].dataset}.evaluation.metrics)")
+            spm_rows = ([("alignment_figure.source_prediction", table.alignment_figure.source_prediction)]
+                        if table.alignment_figure is not None else []) + \
+                ([("aligned_pairs.row", table.aligned_pairs.row)] if table.aligned_pairs is not None else [])
+            for key, row in spm_rows:
+                model = self.experiments[table.rows[row]].model
+                if self.models[model].source_prediction is None:
+                    raise ValueError(f"tables.{name}.{key}: row {row!r} (model {model}) has no source-side "
+                                     "prediction head to draw")
+
+    def test_splits(self, dataset: str) -> list[str]:
+        """The splits an experiment on ``dataset`` decodes and scores."""
+        spec = self.datasets[dataset]
+        return list(spec.test_splits) if isinstance(spec, RealDataset) else ["test"]
+
+    def evaluation(self, name: str) -> "Evaluation | None":
+        """How ``paragen evaluate`` scores an experiment or system (None: exact match by ``paragen score``)."""
+        spec = self.datasets[self.dataset_of(name)]
+        return spec.evaluation if isinstance(spec, (RealDataset, HeadlineSyntheticDataset)) else None
+
+    def _check_rule_references(self) -> None:
+        named = [(f"models.{n}.dmass.rules", m.dmass.rules) for n, m in self.models.items() if m.dmass] + \
+                [(f"training.{n}.critic.rules", c.critic.rules) for n, c in self.training.items() if c.critic]
+        for key, rules in named:
+            if rules not in self.rules:
+                raise ValueError(f"{key}: unknown rules {rules!r}; allowed values: {sorted(self.rules)}")
+
+    def _check_raw_files(self) -> None:
+        """Every file named by registry entry (rule files, pretrained vectors) names a known entry."""
+        files = {f"rules.{n}.fetch": spec for n, spec in self.rules.items()}
+        files |= {f"models.{n}.pretrained_embeddings.fetch": m.pretrained_embeddings
+                  for n, m in self.models.items() if m.pretrained_embeddings}
+        if not files:
+            return
+        from paragen.data.registry import load_registry
+
+        registry = load_registry()
+        for key, spec in files.items():
+            if spec.fetch not in registry:
+                raise ValueError(f"{key}: unknown registry entry {spec.fetch!r}; allowed values: {sorted(registry)}")
+
+    def _check_systems(self) -> None:
+        clash = sorted(set(self.systems) & set(self.experiments))
+        if clash:
+            raise ValueError(f"systems: {clash} also named under experiments:; a row name must say which it is")
+        for name, system in self.systems.items():
+            dataset = self.datasets.get(system.dataset)
+            if not isinstance(dataset, RealDataset) or "test" not in dataset.splits:
+                real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset) and "test" in d.splits)
+                raise ValueError(f"systems.{name}.dataset: {system.dataset!r} is not a real dataset with a test "
+                                 f"split; allowed values: {real}")
+            if system.rules is not None and system.rules not in self.rules:
+                raise ValueError(f"systems.{name}.rules: unknown rules {system.rules!r}; allowed values: "
+                                 f"{sorted(self.rules)}")
+            if system.input != "source":
+                if system.input not in self.experiments and system.input not in self.systems:
+                    raise ValueError(f"systems.{name}.input: {system.input!r} is neither 'source' nor an experiment "
+                                     f"or system; allowed values: {['source', *sorted(self.experiments), *sorted(self.systems)]}")
+                chain, current = [name], system.input
+                while current not in chain and current in self.systems and self.systems[current].input != "source":
+                    chain.append(current)
+                    current = self.systems[current].input
+                if current in chain:
+                    raise ValueError(f"systems.{name}.input: the inputs form a cycle: " + " -> ".join(chain + [current]))
+                if self.dataset_of(system.input) != system.dataset:
+                    raise ValueError(f"systems.{name}.input: {system.input!r} decodes the test set of dataset "
+                                     f"{self.dataset_of(system.input)!r}, not {system.dataset!r} (its segmentation and "
+                                     "references may differ): rewrite an output of the same dataset")
+
+    def active_tables(self) -> dict[str, TableConfig]:
+        """Tables of the enabled suites at the selected scale, in declaration order."""
+        return {
+            name: t
+            for name, t in self.tables.items()
+            if t.suite in self.suites and (t.scale is None or t.scale == self.scale)
+        }
+
+    def dataset_of(self, name: str) -> str:
+        """The dataset of an experiment or of a system."""
+        return (self.experiments[name] if name in self.experiments else self.systems[name]).dataset
+
+    def runnable(self, name: str) -> bool:
+        """Synthetic experiments always run; real ones only when their dataset is switched on in ``data``;
+        a system that rewrites another row's output also needs that row."""
+        dataset = self.dataset_of(name)
+        if name in self.systems and self.systems[name].input != "source" \
+                and not self.runnable(self.systems[name].input):
+            return False
+        return isinstance(self.datasets[dataset], (SyntheticDataset, HeadlineSyntheticDataset)) or dataset in self.data
+
+    def _active_rows(self) -> list[str]:
+        """Runnable rows of the active scores tables, plus the rows whose output a system rewrites."""
+        seen: dict[str, None] = {}
+
+        def add(name: str) -> None:
+            if name in self.systems and self.systems[name].input != "source":
+                add(self.systems[name].input)
+            seen.setdefault(name, None)
+
+        for table in self.active_tables().values():
+            if table.kind == "scores":
+                for row in table.rows.values():
+                    if self.runnable(row):
+                        add(row)
+        return list(seen)
+
+    def trained_and_runnable(self, rows: Iterable[str]) -> list[str]:
+        """The rows that are trained experiments (not systems) and can run: what has a training log."""
+        return [row for row in rows if row in self.experiments and self.runnable(row)]
+
+    def active_experiments(self) -> list[str]:
+        """Experiments the active scores tables need and can run, deduplicated, in table order; each followed by
+        its seed replicas (``seeds:``)."""
+        from paragen.seeds import replicas
+
+        return [run for name in self._active_rows() if name in self.experiments for run in replicas(self, name)]
+
+    @property
+    def seed_count(self) -> int:
+        """Training runs per trained row: ``seeds``, or 1 at the default scale and 3 at the paper's."""
+        return self.seeds if self.seeds is not None else (3 if self.scale == "paper" else 1)
+
+    def training_of(self, experiment: str) -> TrainingConfig:
+        """An experiment's training settings, with its own seed where it has one (a seed replica)."""
+        spec = self.experiments[experiment]
+        training = self.training[spec.training]
+        return training if spec.seed is None else training.model_copy(update={"seed": spec.seed})
+
+    def active_systems(self) -> list[str]:
+        """Systems (rows without training) the active tables need and can run, inputs first."""
+        return [name for name in self._active_rows() if name in self.systems]

@@ -1,0 +1,85 @@
+"""``tables:``: which experiment fills which row of which paper table, and its figures and comparisons."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+from paragen.config.base import Name, PositiveInt, _Strict, _published_file
+
+
+class AlignmentFigure(_Strict):
+    """004 Figure 4's heat maps (``paragen align`` matrices): one row's attention beside another row's source-side
+    prediction q_j, over source tokens x target tokens, for each chosen sentence."""
+
+    attention: str = Field(description="the row (label) whose attention is drawn (004: EncDec)")
+    source_prediction: str = Field(description="the row (label) whose q_j is drawn: an SPM model (004: EncDec+SPM)")
+    split: str = Field("test", description="the test split the sentences come from")
+    sentences: list[PositiveInt] = Field(min_length=1, description="1-based line numbers of that split")
+
+
+class OddgenFigure(_Strict):
+    """004 Figure 2: sentences with repeated tokens and shorter than the gold headline, per row (the rows'
+    evaluation must include oddgen)."""
+
+    rows: list[str] = Field(min_length=1, description="row labels, in the order drawn (004: EncDec, EncDec+SPM)")
+    split: str = Field("test", description="the test split counted (004: Test (ours))")
+
+
+class Comparison(_Strict):
+    """A paper's headline comparison between two rows of a table, tested by paired bootstrap resampling of the test
+    sentences (Koehn, 2004): is ``row`` better than ``baseline``? (seed k of one against seed k of the other)."""
+
+    row: str = Field(description="the row the paper proposes (e.g. CopyNet)")
+    baseline: str = Field(description="the row it is compared with (e.g. RNNSearch)")
+    metric: Literal["exact", "bleu", "sari", "rouge"] | None = Field(
+        None, description="what is resampled; default: exact match on rule data, else the dataset's first "
+        "evaluation metric (ROUGE: ROUGE-2)")
+    samples: PositiveInt = Field(1000, description="bootstrap resamples")
+
+
+class AlignedPairsTable(_Strict):
+    """004 Table 4: the (target token, q_j's word) pairs of an SPM row on sampled test pairs, grouped."""
+
+    row: str = Field(description="the row (label) whose q_j aligns: an SPM model (004: EncDec+SPM)")
+    split: str = Field("test", description="the test split sampled (004: Test (ours))")
+    sample: PositiveInt = Field(500, description="pairs sampled (004 Appendix E: 500)")
+    seed: int = 1
+    top: PositiveInt = Field(10, description="pairs shown per group, most frequent first")
+    paper: str | None = Field(None, description="file under paragen/paper_results with the paper's examples")
+
+
+class TableConfig(_Strict):
+    """One reproduced paper table: which experiment fills which row."""
+
+    suite: Name
+    paper: Annotated[str, AfterValidator(_published_file)] = Field(
+        description="file under paragen/paper_results holding the published numbers")
+    scale: Literal["default", "paper"] | None = None
+    title: str
+    kind: Literal["scores", "parameters"] = Field(
+        "scores", description="scores: metrics of trained systems; parameters: output-layer sizes (WEAN Table 5)")
+    rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment or system name")
+    grid: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="parameters tables: row label -> column label -> experiment")
+    note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
+    see_also: list[str] = Field(default_factory=list, description="committed files REPORT.md links under the table "
+                                "(e.g. a study made by a separate command)")
+    alignment_figure: AlignmentFigure | None = Field(None, description="heat maps of attention and q_j (004 Figure 4)")
+    oddgen_figure: OddgenFigure | None = Field(None, description="odd-generation bar chart (004 Figure 2)")
+    aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
+    comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
+                                          "shown under the table")
+
+    @model_validator(mode="after")
+    def _rows_or_grid(self) -> "TableConfig":
+        if self.kind == "scores" and not self.rows:
+            raise ValueError("a scores table needs rows (label -> experiment)")
+        if self.kind == "parameters" and not self.grid:
+            raise ValueError("a parameters table needs a grid (row -> column -> experiment)")
+        return self
+
+    def experiments(self) -> list[str]:
+        """Every experiment named by rows or grid, in order, deduplicated."""
+        named = list(self.rows.values()) + [e for columns in self.grid.values() for e in columns.values()]
+        return list(dict.fromkeys(named))
