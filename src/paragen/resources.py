@@ -7,7 +7,7 @@ decoding settings and ``experiments.*.gpus``. The engines attach the requests to
 partitions (``workflow/profiles/slurm``), so no rule and no profile names a partition for a rule.
 
 Only one rate is measured: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
-(CopyNet: 7,400) training on one H100 while sharing it with the other three (README, "First GPU figures").
+(CopyNet: 7,400) training on one H100 while sharing it with the other three (docs/datasets.md, "GPU readiness").
 That decoder loop is bound by kernel launches, not arithmetic, so time grows with the tokens, epochs and
 decoder layers; the arithmetic term below (multiply-adds per token at an assumed 20 TFLOP/s) only matters
 for models far larger than the papers'. Everything is then doubled (validation decoding after each epoch,
@@ -34,7 +34,7 @@ SAFETY = 2.0
 OVERHEAD_MINUTES = 10
 """Start-up: importing torch, reading the data, building the vocabulary and the model."""
 DECODE_SENTENCES_PER_S = 30
-"""Beam-10 decoding on one CPU thread (trained CopyNet, 300 test sentences in 10.2 s: README "Speed"); a GPU
+"""Beam-10 decoding on one CPU thread (trained CopyNet, 300 test sentences in 10.2 s: docs/speed.md); a GPU
 is not slower, and decoding is always small next to training."""
 UNKNOWN_VOCABULARY = 50_000
 """A real dataset that keeps every token type: sized as the papers' largest vocabulary (WEAN's 50,000)."""
