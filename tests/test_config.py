@@ -158,3 +158,15 @@ def test_integers_are_still_valid_floats(tmp_path):
     raw["decoding"]["beam10"]["length_penalty"] = 1
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
     assert load_config(tmp_path / "params.yaml").decoding["beam10"].length_penalty == 1.0
+
+
+def test_003s_protocol_needs_the_turk_files():
+    raw = yaml.safe_load((ROOT / "params.yaml").read_text())
+    raw["datasets"]["pwkp"]["evaluation"] = {"metrics": ["bleu"], "report_protocol": True}
+    with pytest.raises(ConfigError, match="report_protocol: 003's protocol scores against the Turk test files, but "
+                                          "the dataset does not fetch turkcorpus"):
+        parse_config(raw)
+    raw["systems"]["simp_oracle"]["reference"] = "all"
+    del raw["datasets"]["pwkp"]["evaluation"]["report_protocol"]
+    with pytest.raises(ConfigError, match="simp_oracle.reference"):
+        parse_config(raw)

@@ -245,3 +245,65 @@ def test_rows_still_training_are_marked(tmp_path):
     table = fill_table("t", "Title", "Caption.", paper, {"CopyNet": tmp_path / "missing.json"})
     table.training_notes.append("CopyNet: still training (runs/x is held by process 1)")
     assert "- CopyNet: still training (runs/x is held by process 1)" in to_markdown(table)
+
+
+def _scores_table(tmp_path: Path, rows: dict, columns: list, published: dict) -> PaperTable:
+    from paragen.report.tables import Column
+
+    return PaperTable("P", "T1", "m", [Column(**c) for c in columns], published, decimals=2, study="simplification")
+
+
+def test_one_published_number_beside_two_scorings_and_a_row_that_is_not_the_papers(tmp_path):
+    metrics = tmp_path / "m.json"
+    metrics.write_text(json.dumps({"bleu": {"score": 99.0}, "report_protocol": {"bleu": {"score": 61.0}}}))
+    columns = [{"key": "bleu", "label": "BLEU", "value": "bleu/score"},
+               {"key": "bleu_003", "label": "BLEU (003)", "value": "report_protocol/bleu/score", "paper": "bleu"}]
+    paper = _scores_table(tmp_path, {}, columns, {"identity": {"bleu": 61.5}, "phrase": {"bleu": 55.0}})
+    table = fill_table("t", "T", "C.", paper, {"identity": metrics, "phrase": metrics},
+                       not_comparable={"phrase": "equals identity: no phrasal rule"})
+    both = table.cells[("identity", "bleu")], table.cells[("identity", "bleu_003")]
+    assert [(c.paper, c.reproduced) for c in both] == [(61.5, 99.0), (61.5, 61.0)]
+    assert both[1].difference == pytest.approx(-0.5)
+    phrase = table.cells[("phrase", "bleu_003")]
+    assert (phrase.paper, phrase.reproduced, phrase.difference) == (55.0, 61.0, None)
+    assert phrase.note == "equals identity: no phrasal rule"
+    md = to_markdown(table)
+    assert "| phrase | 55.00 / 99.00 | 55.00 / 61.00 |" in md  # both numbers, no difference
+    assert "phrase, BLEU (003): equals identity: no phrasal rule" in md
+
+
+def test_a_table_without_published_rows_does_not_mark_every_cell(tmp_path):
+    metrics = tmp_path / "m.json"
+    metrics.write_text(json.dumps({"bleu": {"score": 40.0}}))
+    paper = _scores_table(tmp_path, {}, [{"key": "bleu", "label": "BLEU", "value": "bleu/score"}], {})
+    table = fill_table("t", "T", "C.", paper, {"ours": metrics})
+    assert table.cells[("ours", "bleu")].note == ""
+    assert "not in paper" not in to_markdown(table)
+
+
+def test_latex_escapes_what_latex_would_misread():
+    from paragen.report.tables import latex_escape
+
+    # OT1 encoding prints < and > as inverted exclamation and question marks; _ & % # $ { } start commands
+    assert latex_escape("c<i> -> r<i>") == r"c\textless{}i\textgreater{} -\textgreater{} r\textless{}i\textgreater{}"
+    assert latex_escape("a_b & 5% #1 $x {y}") == r"a\_b \& 5\% \#1 \$x \{y\}"
+    assert latex_escape("~^\\") == r"\textasciitilde{}\textasciicircum{}\textbackslash{}"
+    assert latex_escape("§5.5") == r"\S{}5.5"
+
+
+def test_a_latex_table_with_special_characters_compiles(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (Debian: texlive-latex-base); the escaping is pinned above")
+    metrics = tmp_path / "m.json"
+    metrics.write_text(json.dumps({"bleu": {"score": 40.0}}))
+    paper = _scores_table(tmp_path, {}, [{"key": "bleu", "label": "BLEU_1 <c<i>> & 5%", "value": "bleu/score"}],
+                          {"row #1 ~ {x} $ ^ \\ §5": {"bleu": 39.0}})
+    table = fill_table("t_x", "T", "Caption: c<i> -> r<i> 100% & _.", paper, {"row #1 ~ {x} $ ^ \\ §5": metrics})
+    document = tmp_path / "doc.tex"
+    document.write_text("\\documentclass{article}\n\\begin{document}\n" + to_latex(table) + "\\end{document}\n")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]

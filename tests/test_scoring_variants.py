@@ -1,4 +1,4 @@
-"""The scoring-variants study behind the simplification table's identity row (003 Table 1)."""
+"""The scoring-variants search behind "003's protocol" (the simplification report's Table 1 scoring)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 
 from paragen.data.corpus import CorpusError
 from paragen.metrics.sari import score_from_statistics, sentence_statistics
-from paragen.simplification.scoring_variants import SARI_FORMS, read_turk_test, score_variants, to_markdown
+from paragen.simplification import scoring_variants as sv
+from paragen.simplification.report_protocol import TurkTest, read_turk_test
 
 
 def test_sari_deletion_by_precision_alone_worked_by_hand():
@@ -34,20 +35,47 @@ def _turk_dir(tmp_path):
 
 
 def test_grid_covers_every_setting_and_identity_equals_its_only_reference(tmp_path):
-    rows = score_variants(read_turk_test(_turk_dir(tmp_path)))
-    assert len(rows) == 2 * 3 * 3  # texts x systems x reference sets
-    identity_simp = [r for r in rows if r.system == "identity" and r.references == ".simp only"]
-    for row in identity_simp:  # output == the only reference: BLEU 100 in both tokenisations
-        assert row.bleu == {"13a": pytest.approx(100.0), "tokens as given": pytest.approx(100.0)}
-        assert set(row.sari) == set(SARI_FORMS)
-    # identity against 8 references that delete words: nothing kept matches what they delete, so SARI < 100
-    identity_turk = next(r for r in rows if r.system == "identity" and r.references == "8 Turk"
-                         and r.text == "as distributed")
-    assert identity_turk.bleu["tokens as given"] < 100
-    text = to_markdown(rows, 2)
-    assert "Closest settings per system" in text and "- identity: text" in text
+    scored = sv.score_variants(read_turk_test(_turk_dir(tmp_path)))
+    assert len(scored) == 2 * 5  # texts x systems (identity, skip, three oracles)
+    for s in scored:
+        assert len(s.sari) == len(sv.REFERENCE_SETS) * len(sv.SARI_FORMS)
+        assert len(s.bleu) == len(sv.REFERENCE_SETS) * len(sv.BLEU_FORMS)
+    identity = next(s for s in scored if s.system == "identity" and s.text == "as distributed")
+    for form in sv.BLEU_FORMS:  # output == the only reference: BLEU 100 in every form
+        assert identity.bleu[(".simp", form)] == pytest.approx(100.0)
+    assert identity.bleu[("8 Turk", "tokens as given")] < 100
+    # the held-out oracle never meets itself: every Turk reference is the same here, so against the other 7 it is
+    # a perfect match too, while scored against .simp it is not
+    held_out = next(s for s in scored if s.system == sv.ORACLES[2] and s.text == "as distributed")
+    assert held_out.bleu[("8 Turk", "13a")] == pytest.approx(100.0)
+    assert held_out.bleu[(".simp", "13a")] < 100
+
+
+def test_protocols_are_ranked_by_numbers_given_back_then_distance(tmp_path):
+    scored = sv.score_variants(read_turk_test(_turk_dir(tmp_path)))
+    ranked = sv.rank_protocols(scored)
+    assert len(ranked) == 2 * 3 * (3 * 4) * (3 * 4)  # texts x oracles x SARI settings x BLEU settings
+    keys = [(-p.given_back, p.distance) for p in ranked]
+    assert keys == sorted(keys)
+    implemented = [p for p in ranked if p.key == sv.IMPLEMENTED]
+    assert len(implemented) == 1
+    text = sv.to_markdown(scored, ranked, 2)
+    assert "The protocol paragen scores as \"003's protocol\"" in text and "The ten best protocols" in text
+
+
+def test_a_protocol_counts_the_numbers_within_tolerance():
+    residuals = {"identity": (0.59, 0.0), "skip (p=.5)": (0.61, -0.1), "oracle": (0.0, 0.11)}
+    protocol = sv.Protocol("t", "r", "f", "r", "f", "o", residuals)
+    assert protocol.given_back == 4  # 0.59, 0.0 | -0.1 | 0.0 ; not 0.61 (SARI) nor 0.11 (BLEU)
+    assert protocol.distance == pytest.approx(0.59 + 0.61 + 0.1 + 0.11)
 
 
 def test_missing_files_say_how_to_fetch(tmp_path):
     with pytest.raises(CorpusError, match="paragen fetch turkcorpus --eval-only"):
         read_turk_test(tmp_path)
+
+
+def test_clean_applies_the_reports_preprocessing_to_every_file():
+    test = TurkTest(["A b -lrb- c"], [["A , b"]], ["B !"])
+    cleaned = sv.clean(test, "lowercased, specials removed")
+    assert (cleaned.sources, cleaned.turk, cleaned.simp) == (["a b lrb c"], [["a b"]], ["b"])

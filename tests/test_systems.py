@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import sacrebleu
 import yaml
 
 from paragen import pipeline
@@ -38,8 +39,11 @@ def test_systems_get_a_compute_and_an_evaluate_stage_and_no_training():
     assert word.params == ("systems.simp_ppdb_word", "rules.ppdb_lexical")
     assert stages["evaluate_simp_ppdb_word"].deps[0] == "runs/simp_ppdb_word/test.hyp"
     assert stages["fetch_ppdb"].cmd.startswith("paragen fetch ppdb --eval-only")
-    assert stages["prepare_turk"].cmd.startswith("paragen prepare turk --split valid --split test "
-                                                 "--lowercase-strip-specials")
+    # the Turk files as distributed (003's identity BLEU is given back only by them); WikiLarge is stripped
+    assert stages["prepare_turk"].cmd == "paragen prepare turk --split valid --split test --max-line-chars 4000"
+    assert config.datasets["wikilarge"].strip_specials
+    # 003's protocol reads the raw Turk files: evaluation waits for their fetch
+    assert "data/raw/turkcorpus/.complete-eval.json" in stages["evaluate_simp_identity"].deps
     report = stages["report_simplification"]
     assert not any(p.endswith(".png") for p in report.outs)  # no trained row: no curves
     assert not any(s.startswith("train_") for s in stages)
@@ -107,6 +111,12 @@ def _tiny_turk(root: Path) -> None:
     rules = root / "data/raw/ppdb"
     rules.mkdir(parents=True)
     (rules / "ppdb-1.0-xxxl-lexical.synonyms.tsv").write_text("recipient\twinner\ncommenced\tbegan\n")
+    raw = root / "data/raw/turkcorpus"  # the files as distributed, which 003's protocol scores against
+    raw.mkdir(parents=True)
+    (raw / "test.8turkers.tok.norm").write_text((test / "test.src").read_text())
+    (raw / "test.8turkers.tok.simp").write_text("the winner died .\nit started in 1990 .\n")
+    for k in range(8):
+        (raw / f"test.8turkers.tok.turk.{k}").write_text((test / f"test.ref.{k % 2}").read_text())
 
 
 def test_system_and_evaluate_through_the_cli(tmp_path, monkeypatch, capsys):
@@ -121,8 +131,14 @@ def test_system_and_evaluate_through_the_cli(tmp_path, monkeypatch, capsys):
     assert Path("runs/simp_oracle/test.hyp").read_text() == "the winner died\nit began in 1990\n"
     assert main(["evaluate", "--experiment", "simp_oracle"]) == 0
     metrics = json.loads(Path("results/metrics/simp_oracle.json").read_text())
-    assert (metrics["count"], metrics["references"]) == (2, 2)
-    assert metrics["bleu"]["score"] == pytest.approx(100.0)  # the output is reference 0 itself
+    assert (metrics["count"], metrics["references"]) == (2, 1)  # each output against the one other reference
+    ref0, ref1 = ([line.strip() for line in open(f"data/segmented/turk.word/test.ref.{k}")] for k in (0, 1))
+    expected = (sacrebleu.corpus_bleu(ref0, [ref1], lowercase=True).score
+                + sacrebleu.corpus_bleu(ref1, [ref0], lowercase=True).score) / 2
+    assert metrics["bleu"]["score"] == pytest.approx(expected)  # leave-one-out, not 100 (itself)
+    assert metrics["bleu"]["score"] < 100
+    # 003's protocol: the oracle is the .simp sentence, BLEU against itself
+    assert metrics["report_protocol"]["bleu"]["score"] == pytest.approx(100.0)
     assert main(["system", "--name", "nope"]) == 2
     assert "unknown system 'nope'" in capsys.readouterr().err
 
@@ -162,3 +178,39 @@ def test_skip_sweep_scores_every_probability_over_its_seeds(tmp_path, monkeypatc
     assert Path("results/figures/simp_skip_sweep.png").stat().st_size > 0
     assert "| 1 | " in Path("results/tables/simp_skip_sweep.md").read_text()
     assert main(["skip-sweep", "--name", "simp_identity"]) == 2  # not a skip system with a sweep
+
+
+def test_the_skip_row_is_the_mean_over_its_seeds(tmp_path, monkeypatch):
+    from paragen.simplification.systems import skip
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_turk(tmp_path)
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["systems"]["simp_skip"].update(probability=0.4, seed=5, seeds=3, sweep=[])
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    assert main(["system", "--name", "simp_skip"]) == 0
+    assert main(["evaluate", "--experiment", "simp_skip"]) == 0
+    metrics = json.loads(Path("results/metrics/simp_skip.json").read_text())
+    sources = Path("data/segmented/turk.word/test.src").read_text().splitlines()
+    refs = [Path(f"data/segmented/turk.word/test.ref.{k}").read_text().splitlines() for k in (0, 1)]
+    per_seed = [sacrebleu.corpus_bleu(skip(sources, 0.4, seed), refs, lowercase=True).score for seed in (5, 6, 7)]
+    assert metrics["per_seed"]["seeds"] == [5, 6, 7]
+    assert metrics["per_seed"]["bleu"] == pytest.approx(per_seed)
+    assert metrics["bleu"]["score"] == pytest.approx(sum(per_seed) / 3)
+    assert metrics["count"] == 2 and isinstance(metrics["count"], int)
+
+
+def test_leave_one_out_oracle_worked_by_hand(tmp_path):
+    from paragen.config import Evaluation
+    from paragen.evaluation import evaluate_leave_one_out
+
+    # sentence 1: references "a b c d", "a b c d", "a b c e"; sentence 2: "w x y z" three times.
+    # k = 0 and k = 1 meet an identical reference: BLEU 100. k = 2 ("a b c e", "w x y z") against the others:
+    # matches 1-grams 3+4 of 8, 2-grams 2+3 of 6, 3-grams 1+2 of 4, 4-grams 0+1 of 2, lengths 8 = 8 (no penalty).
+    (tmp_path / "test.src").write_text("a b c f\nw x y q\n")
+    for k, first in enumerate(["a b c d", "a b c d", "a b c e"]):
+        (tmp_path / f"test.ref.{k}").write_text(f"{first}\nw x y z\n")
+    result = evaluate_leave_one_out(Evaluation(metrics=["bleu"]), str(tmp_path))
+    third = 100 * (7 / 8 * 5 / 6 * 3 / 4 * 1 / 2) ** 0.25
+    assert result["bleu"]["score"] == pytest.approx((100 + 100 + third) / 3)
+    assert result["references"] == 2 and "leave-one-out" in result["oracle"]

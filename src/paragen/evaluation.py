@@ -30,12 +30,96 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
                           "rule-data ones use `paragen score --metric exact`")
     data = pipeline.experiment_data(config, experiment)
     remove_bpe = restores_bpe(dataset)
+    system = config.systems.get(experiment)
+    oracle = system is not None and system.method == "oracle"
     splits = config.test_splits(dataset_name) if experiment in config.experiments else ["test"]
-    scored = {split: evaluate_output(dataset.evaluation, data.directory, pipeline.hyp_path(experiment, split),
-                                     remove_bpe, split) for split in splits}
+    if oracle and system.reference == "leave_one_out":
+        scored = {"test": evaluate_leave_one_out(dataset.evaluation, data.directory)}
+    elif system is not None and system.method == "skip" and system.seeds > 1:
+        scored = {"test": evaluate_skip_seeds(config, experiment)}
+    else:
+        scored = {split: evaluate_output(dataset.evaluation, data.directory, pipeline.hyp_path(experiment, split),
+                                         remove_bpe, split) for split in splits}
+    if isinstance(dataset, RealDataset) and dataset.evaluation.report_protocol and "report_protocol" not in \
+            scored["test"]:
+        from paragen.simplification.report_protocol import score_file
+
+        scored["test"]["report_protocol"] = score_file(pipeline.hyp_path(experiment), oracle=oracle,
+                                                       remove_bpe=remove_bpe)
     if splits == ["test"]:
         return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}
     return {"experiment": experiment, "dataset": dataset_name, "splits": scored}
+
+
+def _mean_results(results: list[Any]) -> Any:
+    """The element-wise mean of several metric results: numbers averaged, dicts recursively, anything else (paths,
+    signatures) taken from the first."""
+    first = results[0]
+    if all(r == first for r in results[1:]):  # counts, paths, settings shared by every output
+        return first
+    if isinstance(first, dict):
+        return {key: _mean_results([r[key] for r in results]) for key in first}
+    if isinstance(first, (int, float)) and not isinstance(first, bool):
+        return sum(results) / len(results)
+    return first
+
+
+def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
+    """The skip baseline over its seeds (seed, seed + 1, ...): every metric averaged over the outputs, the
+    per-seed values kept under ``per_seed``. One seed's output is one draw of a random procedure; the row's cell
+    is their mean (the test output file holds the first seed's)."""
+    import tempfile
+
+    from paragen.simplification.systems import skip
+
+    spec = config.systems[name]
+    dataset = config.datasets[spec.dataset]
+    assert isinstance(dataset, RealDataset)
+    directory = pipeline.experiment_data(config, name).directory
+    sources = read_lines(f"{directory}/test.src")
+    seeds = list(range(spec.seed, spec.seed + spec.seeds))
+    runs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for seed in seeds:
+            hyp = f"{scratch}/test.hyp"
+            with open(hyp, "w", encoding="utf-8") as handle:
+                handle.writelines(line + "\n" for line in skip(sources, spec.probability, seed))
+            run = evaluate_output(dataset.evaluation, directory, hyp)
+            if dataset.evaluation.report_protocol:
+                from paragen.simplification.report_protocol import score_file
+
+                run["report_protocol"] = score_file(hyp)
+            runs.append(run)
+    result = _mean_results(runs)
+    for metric in dataset.evaluation.metrics:  # the outputs were scratch files; the run's file holds the first seed's
+        result[metric]["hyp"] = f"{pipeline.hyp_path(name)} and seeds {seeds[1]}..{seeds[-1]} computed in memory"
+    if "report_protocol" in result:
+        result["report_protocol"]["output"] = result[dataset.evaluation.metrics[0]]["hyp"]
+    result["per_seed"] = {"seeds": seeds, **{metric: [run[metric]["score"] for run in runs]
+                                             for metric in dataset.evaluation.metrics if metric in ("bleu", "sari")}}
+    result["skip"] = f"mean over the outputs of seeds {seeds[0]}..{seeds[-1]} (each word dropped with p = " \
+                     f"{spec.probability})"
+    return result
+
+
+def evaluate_leave_one_out(evaluation: Evaluation, directory: str, split: str = "test") -> dict[str, Any]:
+    """The oracle with no reference scored against itself: reference k as the output, scored against the other
+    references, every metric averaged over k (BLEU of a reference against a set containing it is 100 by
+    construction)."""
+    refs = reference_files(directory, split)
+    if len(refs) < 2:
+        raise CorpusError(f"{directory}: a leave-one-out oracle needs at least 2 references of {split}, found "
+                          f"{len(refs)}")
+    runs = [evaluate_output(evaluation, directory, held_out, split=split,
+                            refs=[r for r in refs if r != held_out]) for held_out in refs]
+    result = _mean_results(runs)
+    if evaluation.report_protocol:  # 003's protocol has its own oracle: the .simp sentence
+        from paragen.simplification.report_protocol import score_file
+
+        result["report_protocol"] = score_file(refs[0], oracle=True)
+    result["oracle"] = (f"leave-one-out: each of the {len(refs)} references scored against the other {len(refs) - 1}, "
+                        "metrics averaged over the references")
+    return result
 
 
 def restores_bpe(dataset: RealDataset | HeadlineSyntheticDataset) -> bool:
@@ -44,20 +128,21 @@ def restores_bpe(dataset: RealDataset | HeadlineSyntheticDataset) -> bool:
 
 
 def evaluate_output(evaluation: Evaluation, directory: str, hyp: str, remove_bpe: bool = False,
-                    split: str = "test") -> dict[str, Any]:
-    """The evaluation's metrics of one output file against ``directory``'s ``split`` source and references
-    (ROUGE and odd generation against the first reference)."""
-    refs = reference_files(directory, split)
+                    split: str = "test", refs: list[str] | None = None) -> dict[str, Any]:
+    """The evaluation's metrics of one output file against ``directory``'s ``split`` source and references, or
+    ``refs`` where given (ROUGE and odd generation against the first reference)."""
+    refs = reference_files(directory, split) if refs is None else refs
     result: dict[str, Any] = {"count": len(read_lines(hyp)), "references": len(refs)}
     for metric in evaluation.metrics:
-        result[metric] = score(score_request(evaluation, metric, directory, hyp, remove_bpe, split))
+        result[metric] = score(score_request(evaluation, metric, directory, hyp, remove_bpe, split, refs=refs))
     return result
 
 
 def score_request(evaluation: Evaluation, metric: str, directory: str, hyp: str, remove_bpe: bool = False,
-                  split: str = "test", compare: str | None = None, samples: int = 1000) -> ScoreRequest:
+                  split: str = "test", compare: str | None = None, samples: int = 1000,
+                  refs: list[str] | None = None) -> ScoreRequest:
     """How the evaluation scores ``hyp`` with ``metric`` (and, given ``compare``, tests it against that output)."""
-    refs = reference_files(directory, split)
+    refs = reference_files(directory, split) if refs is None else refs
     return ScoreRequest(metric=metric, hyp=hyp, refs=refs if metric not in ("rouge", "oddgen") else refs[:1],
                         src=f"{directory}/{split}.src", lowercase=evaluation.lowercase,
                         rouge_unit=evaluation.rouge_unit, rouge_perl=evaluation.rouge_perl,

@@ -358,10 +358,13 @@ def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
     metrics, headline = metrics_path(row), headline_path(row)
     hyps = tuple(hyp_path(row, split) for split in config.test_splits(dataset)) if row in config.experiments \
         else (hyp_path(row),)
+    if isinstance(spec, RealDataset) and spec.evaluation.report_protocol:  # 003's protocol reads the Turk files
+        hyps += (fetch_marker("turkcorpus", fetch_scopes(config).get("turkcorpus", "eval")),)
     return Stage(
         name=f"evaluate_{row}", step="score",
         cmd=_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", row),
-        deps=hyps + data.test_deps, params=_set_keys(dataset, spec, ("evaluation", "test_splits")),
+        deps=hyps + data.test_deps, params=_set_keys(dataset, spec, ("evaluation", "test_splits"))
+        + ((f"systems.{row}",) if row in config.systems else ()),  # a skip row averages over its seeds
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline))
 
 

@@ -57,6 +57,10 @@ class Evaluation(_Strict):
         "WordNet-2.0.exc.db scored (the headline suites use it: it reproduces published Gigaword scores)")
     rouge_perl: bool = Field(False, description="ROUGE with the official Perl ROUGE-1.5.5 and SPM's options "
                              "(-n 2 -m -w 1.2; words only) instead of rouge-score (`paragen rouge-perl-check`)")
+    report_protocol: bool = Field(False, description="also score each output under 003's protocol (Table 1 of the "
+                                  "simplification report: SARI.py sentence mean against the 8 Turk references, BLEU "
+                                  "on the files' tokens against the .simp sentence, the Turk test files as "
+                                  "distributed; paragen.simplification.report_protocol); needs turkcorpus fetched")
 
     @model_validator(mode="after")
     def _perl_scores_words(self) -> "Evaluation":
@@ -168,6 +172,9 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
     for entry in dataset.fetch:
         if entry not in registry:
             raise ValueError(f"datasets.{name}.fetch: unknown registry entry {entry!r}; allowed values: {sorted(registry)}")
+    if dataset.evaluation.report_protocol and "turkcorpus" not in dataset.fetch:
+        raise ValueError(f"datasets.{name}.evaluation.report_protocol: 003's protocol scores against the Turk test "
+                         f"files, but the dataset does not fetch turkcorpus (fetch: {dataset.fetch})")
     for split in dataset.splits:
         if split not in RECIPES[recipe].splits:
             raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[recipe].splits)}")

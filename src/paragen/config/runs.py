@@ -116,7 +116,10 @@ class SystemConfig(_Strict):
         "both", description="paraphrase: lexical rules (one token each side), phrasal rules, or both")
     input: str = Field("source", description="paraphrase: 'source', or an experiment or system whose test output "
                        "the rules rewrite (003's 'paraphrase nmt')")
-    reference: Annotated[int, Field(ge=0)] = Field(0, description="oracle: which reference set (0-based) is output")
+    reference: Annotated[int, Field(ge=0)] | Literal["leave_one_out"] = Field(
+        0, description="oracle: which reference set (0-based) is output, or leave_one_out: each reference k in turn "
+        "scored against the other references, the scores averaged over k (a reference is never scored against "
+        "itself)")
     sweep: Annotated[list[Annotated[float, Field(ge=0.0, le=1.0)]], AfterValidator(_unique)] = Field(
         default_factory=list, description="skip: also score these probabilities, each over `seeds` seeds (a table "
         "and a figure of the metrics against p)")

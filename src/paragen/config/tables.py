@@ -70,6 +70,9 @@ class TableConfig(_Strict):
     aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
     comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
                                           "shown under the table")
+    not_comparable: dict[str, str] = Field(
+        default_factory=dict, description="row label -> why the row is not the paper's system (its cells show both "
+        "numbers but no difference, and say why)")
 
     @model_validator(mode="after")
     def _rows_or_grid(self) -> "TableConfig":
@@ -77,6 +80,9 @@ class TableConfig(_Strict):
             raise ValueError("a scores table needs rows (label -> experiment)")
         if self.kind == "parameters" and not self.grid:
             raise ValueError("a parameters table needs a grid (row -> column -> experiment)")
+        unknown = sorted(set(self.not_comparable) - set(self.rows))
+        if unknown:
+            raise ValueError(f"not_comparable: {unknown} are not rows of the table; allowed values: {list(self.rows)}")
         return self
 
     def experiments(self) -> list[str]:

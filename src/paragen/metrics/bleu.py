@@ -21,9 +21,9 @@ class BleuScore:
     signature: str
 
 
-def bleu_metric(lowercase: bool = True, tokenize: str = "13a") -> BLEU:
+def bleu_metric(lowercase: bool = True, tokenize: str = "13a", smooth: str = "exp") -> BLEU:
     # force=True: the inputs are already tokenised on purpose, which sacrebleu would warn about.
-    return BLEU(lowercase=lowercase, tokenize=tokenize, force=True)
+    return BLEU(lowercase=lowercase, tokenize=tokenize, smooth_method=smooth, force=True)
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]], lowercase: bool = True,

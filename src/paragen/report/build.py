@@ -142,8 +142,14 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
     parts = []
     for name in names:
         s = config.systems[name]
-        if s.method == "skip":
+        if s.method == "skip" and s.seeds > 1:
+            parts.append(f"{name}: each word dropped with p = {s.probability}; its cells are the mean over seeds "
+                         f"{s.seed}..{s.seed + s.seeds - 1}" + sweep_summary(config, name))
+        elif s.method == "skip":
             parts.append(f"{name}: each word dropped with p = {s.probability}, seed {s.seed}" + sweep_summary(config, name))
+        elif s.method == "oracle" and s.reference == "leave_one_out":
+            parts.append(f"{name}: each reference of the test set in turn as output, scored against the other "
+                         "references, averaged (leave-one-out: a reference is never scored against itself)")
         elif s.method == "oracle":
             parts.append(f"{name}: reference {s.reference} of the test set as output, scored against all references "
                          "(itself included)")
@@ -180,9 +186,10 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" {describe_systems(config, systems)}" if systems else "")
                + describe_embeddings(config, spec.rows)
                + (f" Test sentences: {', '.join(counts)}." if counts else "")
-               + (f" {spec.note}" if spec.note else ""))
+               + (f" {spec.note}" if spec.note else "")
+               + ("" if paper.rows else " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
-    table = fill_table(table_name, spec.title, caption, paper, sources, rescored)
+    table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
     trained = set(config.trained_and_runnable(spec.rows.values()))
     ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
     seeded = config.seed_count > 1

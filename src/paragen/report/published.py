@@ -80,6 +80,26 @@ def score_published_outputs(mirror: str | Path) -> list[Row]:
                                 tolerance["bleu"], bleu.signature))
             log.info("%s %s: SARI %.2f (published %.2f), BLEU %.2f (published %.2f)", name, system, sari.sari,
                      published["sari"], bleu.score, published["bleu"])
+        rows += _report_protocol_rows(mirror, name, test_set, sources, references, tolerance)
+    return rows
+
+
+def _report_protocol_rows(mirror: Path, name: str, test_set: dict, sources: list[str], references: list[list[str]],
+                          tolerance: dict) -> list[Row]:
+    """The systems a test set scores under 003's protocol (its ``report_protocol`` entry), against 003-T1."""
+    from paragen.simplification.report_protocol import BLEU_FORM, SARI_FORM, TurkTest, protocol_scores
+
+    if not test_set.get("report_protocol"):
+        return []
+    test = TurkTest(sources, references, _lines(mirror, test_set["simp"]))
+    rows = []
+    for system, published in test_set["report_protocol"].items():
+        output_path = test_set["outputs"].format(system=system)
+        scores = protocol_scores(test, _lines(mirror, output_path), str(mirror / output_path))
+        rows.append(Row(name, system, "SARI (003's protocol)", published["sari"], "003-T1",
+                        scores["sari"]["score"], tolerance["sari"], SARI_FORM))
+        rows.append(Row(name, system, "BLEU (003's protocol)", published["bleu"], "003-T1",
+                        scores["bleu"]["score"], tolerance["bleu"], f"{scores['bleu']['signature']} vs .simp"))
     return rows
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,11 @@ class Column:
     label: str
     value: str  # '/'-separated path into a metrics JSON file
     decimals: int | None = None  # shown with this many decimals instead of the table's (counts: 0)
+    paper: str | None = None  # the published number is the paper's number of this column key (one number, two scorings)
+
+    @property
+    def published_key(self) -> str:
+        return self.paper or self.key
 
 
 @dataclass(frozen=True)
@@ -86,10 +91,11 @@ class Cell:
     sd: float | None = None  # sample standard deviation over seeds (several seeds only)
     per_seed: tuple[tuple[int, float], ...] = ()  # (training seed, value) of each run (several seeds only)
     interval: tuple[float, float] | None = None  # one run's 95 % interval from resampling rules (metrics' <path>_ci95)
+    compared: bool = True  # False: the row is not the paper's system (no difference shown; the note says why)
 
     @property
     def difference(self) -> float | None:
-        if self.paper is None or self.reproduced is None:
+        if self.paper is None or self.reproduced is None or not self.compared:
             return None
         return self.reproduced - self.paper
 
@@ -238,21 +244,24 @@ def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: l
 
 def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, RowSource],
                rescored: dict[tuple[str, str, str], float] | None = None,
-               extras: dict[str, dict[str, Path]] | None = None) -> ResultTable:
+               extras: dict[str, dict[str, Path]] | None = None,
+               not_comparable: dict[str, str] | None = None) -> ResultTable:
     """Cells for the paper's baselines, then each of our rows.
 
     ``row_sources`` maps a row label to the metrics file its experiment writes, to the reason
     it cannot run (e.g. its dataset is absent), or to the runs of its seeds (each cell: mean ± sd).
     ``rescored`` holds our scores of released outputs. ``extras`` adds, per single-run row, other metrics files
     under a key of the row's metrics (``alignment``: the file ``paragen align`` writes), so a column can read
-    ``alignment/attention/accuracy`` (seed runs carry their own).
+    ``alignment/attention/accuracy`` (seed runs carry their own). ``not_comparable`` maps a row to why its numbers
+    are not the paper's system's: its cells show both numbers but no difference, and say why.
+    A table with no published rows (a stand-in) does not mark every cell "not in paper"; its caption says so once.
     """
     table = ResultTable(name, title, caption, paper.columns, [b.label for b in paper.baselines] + list(row_sources),
                         decimals=paper.decimals)
     for baseline in paper.baselines:
         specs = {spec["column"]: spec for spec in baseline.rescored}
         for column in paper.columns:
-            published = baseline.values.get(column.key)
+            published = baseline.values.get(column.published_key)
             spec = specs.get(column.key)
             key = (spec["test_set"], spec["system"], spec["metric"]) if spec else None
             if key is None:
@@ -268,11 +277,16 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
         runs = _runs(source, (extras or {}).get(row) or {})
         loaded = runs if isinstance(runs, str) else [load_run(run) for run in runs]
         for column in paper.columns:
-            notes = [] if column.key in published else ["not in paper"]
+            number = published.get(column.published_key)
+            notes = [] if number is not None or not paper.rows else ["not in paper"]
             if isinstance(loaded, str):
-                table.cells[(row, column.key)] = Cell(published.get(column.key), None, "; ".join(notes + [loaded]))
+                cell = Cell(number, None, "; ".join(notes + [loaded]))
             else:
-                table.cells[(row, column.key)] = row_cell(published.get(column.key), loaded, column.value, notes)
+                cell = row_cell(number, loaded, column.value, notes)
+            reason = (not_comparable or {}).get(row)
+            if reason and cell.reproduced is not None:  # shown, but no difference: it is not the paper's system
+                cell = replace(cell, compared=False, note="; ".join(filter(None, [cell.note, reason])))
+            table.cells[(row, column.key)] = cell
     return table
 
 
@@ -308,8 +322,7 @@ def to_markdown(table: ResultTable) -> str:
     for row in table.rows:
         cells = (cell_text(table.cells[(row, c.key)], _decimals(table, c)) for c in table.columns)
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
-    notes = sorted({f"{row}, {c.label}: {table.cells[(row, c.key)].note}" for row in table.rows
-                    for c in table.columns if table.cells[(row, c.key)].note})
+    notes = cell_notes(table)
     lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
               + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
     if table.comparisons:
@@ -321,6 +334,18 @@ def to_markdown(table: ResultTable) -> str:
     if notes:
         lines += ["", "Notes (why a number is missing, or where it comes from):"] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def cell_notes(table: ResultTable) -> list[str]:
+    """One line per row whose cells all say the same thing, else one per cell that says something; sorted."""
+    lines = set()
+    for row in table.rows:
+        notes = [table.cells[(row, c.key)].note for c in table.columns]
+        if len(table.columns) > 1 and notes[0] and all(n == notes[0] for n in notes):
+            lines.add(f"{row} (every column): {notes[0]}")
+        else:
+            lines.update(f"{row}, {c.label}: {n}" for c, n in zip(table.columns, notes) if n)
+    return sorted(lines)
 
 
 INTERVAL_LEGEND = (" Where a row has one run and its score resamples rules: ± half the width of the 95 % interval "
@@ -357,8 +382,11 @@ def to_csv(table: ResultTable) -> str:
     return buffer.getvalue()
 
 
-_LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "→": r"$\rightarrow$", "∅": r"$\emptyset$",
-                  "−": "-", "×": r"$\times$", "—": "--", "±": r"$\pm$"}
+_LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "\\": r"\textbackslash{}", "→": r"$\rightarrow$", "∅": r"$\emptyset$", "−": "-",
+                  "×": r"$\times$", "—": "--", "±": r"$\pm$", "§": r"\S{}", "–": "--"}
+"""Characters LaTeX would read as commands or print as other glyphs (OT1 prints < and > as ¡ and ¿)."""
 
 
 def latex_escape(text: str) -> str:

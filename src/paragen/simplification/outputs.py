@@ -31,12 +31,13 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
         return systems.identity(sources)
     if spec.method == "skip":
         return systems.skip(sources, spec.probability, spec.seed)
-    if spec.method == "oracle":
+    if spec.method == "oracle":  # leave-one-out: the file holds reference 0, the first of the outputs it scores
         references = reference_files(directory, "test")
-        if spec.reference >= len(references):
+        which = 0 if spec.reference == "leave_one_out" else spec.reference
+        if which >= len(references):
             raise ConfigError(f"systems.{name}.reference: {spec.reference}, but {directory} holds references "
                               f"0..{len(references) - 1}")
-        return systems.oracle([read_lines(r) for r in references], spec.reference)
+        return systems.oracle([read_lines(r) for r in references], which)
     assert spec.rules is not None  # validated: paraphrase has rules
     rules_spec = config.rules[spec.rules]
     rules = load_rules(rules_spec.path, rules_spec.format, spec.granularity)

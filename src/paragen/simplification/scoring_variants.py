@@ -1,138 +1,231 @@
-"""``paragen scoring-variants``: which scoring settings give the simplification report's identity and oracle rows?
+"""``paragen scoring-variants``: which scoring protocol gives the simplification report's rows without training?
 
-003 Table 1 reports identity at SARI 25.95 / BLEU 61.47, while the standard scoring (corpus-level
-legacy SARI and BLEU against the 8 Turk references) gives about 27.9 / 99.4. The report names
-neither its SARI/BLEU implementations nor its references. This module scores the two systems that
-need no model under every plausible combination and writes the grid, so the explanation is a
-measurement, not a guess:
+003 Table 1 publishes identity (SARI 25.95 / BLEU 61.47), skip at p = 0.5 (21.62 / 8.97) and an oracle
+(37.92 / 91.148) and names neither its SARI nor its BLEU implementation nor its references. This module scores
+the systems that need no model under every combination below and ranks the protocols (a SARI setting with a
+BLEU setting) by how many of those six numbers they give back, so the protocol in
+:mod:`paragen.simplification.report_protocol` is a measurement, not a guess:
 
-- text: the Turk files as distributed (lowercased PTB tokens), or after the report's preprocessing
+- text: the Turk files as distributed (lowercased PTB tokens), or after the report's stated preprocessing
   (lowercase, special characters removed: :func:`paragen.data.prepare.lowercase_and_strip_specials`);
-- references: the 8 Turk references, the single aligned Simple Wikipedia sentence (``.simp``: the
-  "Gold" of the report's Tables 2-3 is that sentence of the tune set), or both;
-- SARI: corpus-level (Joshua STAR, what the published Turk-test numbers use), or the mean of
-  sentence-level SARI with deletion scored by F1, or by precision alone (Xu et al.'s SARI.py);
-- BLEU: sacrebleu on 13a tokens, or on the tokens as given (``tokenize=none``: NLTK's
-  ``corpus_bleu`` on pre-tokenised text computes the same corpus BLEU).
+- systems: identity; skip at p = 0.5 (mean over seeds 1-10, :func:`paragen.simplification.systems.skip`); oracles:
+  Turk reference 0, the .simp sentence, and each Turk reference in turn held out of the references (mean over k);
+- references of each metric: the 8 Turk references, the aligned Simple Wikipedia sentence (``.simp``), or both;
+- SARI: corpus-level (Joshua STAR), sentence mean with deletion by F1 or by precision (ratios of summed counts),
+  or Xu et al.'s SARI.py (sentence mean, per-type ratios: :mod:`paragen.metrics.sari_sentence`);
+- BLEU: sacrebleu on 13a tokens or on the tokens as given (``tokenize=none``), smoothing exp or none.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import fmean
 from typing import Callable
 
 import numpy as np
 
 from paragen.atomic import write_text
-from paragen.data.corpus import CorpusError
-from paragen.data.prepare import aligned, lowercase_and_strip_specials
-from paragen.metrics.bleu import corpus_bleu
+from paragen.data.prepare import lowercase_and_strip_specials
+from paragen.metrics.bleu import bleu_metric
 from paragen.metrics.sari import all_statistics, score_from_statistics
+from paragen.metrics.sari_sentence import mean_sentence_sari
+from paragen.simplification import report_protocol
+from paragen.simplification.report_protocol import TurkTest, read_turk_test
+from paragen.simplification.systems import skip
 
 TABLE_STEM = "results/tables/simplification_scoring_variants"
-PUBLISHED = {"identity": (25.95, 61.47), "oracle": (37.92, 91.148)}
-"""003 Table 1: (SARI, BLEU)."""
-SARI_FORMS = ("corpus (STAR)", "sentence mean, F1 deletion", "sentence mean, precision deletion (SARI.py)")
-BLEU_FORMS = ("13a", "tokens as given")
-TEXTS: dict[str, Callable[[str], str]] = {"as distributed": lambda s: s, "lowercased, specials removed":
-                                          lowercase_and_strip_specials}
+PUBLISHED = {"identity": (25.95, 61.47), "skip (p=.5)": (21.62, 8.97), "oracle": (37.92, 91.148)}
+"""003 Table 1: (SARI, BLEU) of the rows without training."""
+TOLERANCE = {"SARI": 0.6, "BLEU": 0.1}
+"""A published number counts as given back within these."""
+SKIP = (0.5, range(1, 11))
+SARI_FORMS = ("corpus (STAR)", "sentence mean, F1 deletion", "sentence mean, precision deletion",
+              "SARI.py (sentence mean, per-type ratios)")
+BLEU_FORMS = {"13a": ("13a", "exp"), "tokens as given": ("none", "exp"), "13a, no smoothing": ("13a", "none"),
+              "tokens as given, no smoothing": ("none", "none")}
+REFERENCE_SETS = ("8 Turk", ".simp", "8 Turk + .simp")
+ORACLES = ("oracle = Turk reference 0", "oracle = .simp sentence", "oracle = Turk reference k held out")
+TEXTS: dict[str, Callable[[str], str]] = {"as distributed": lambda s: s,
+                                          "lowercased, specials removed": lowercase_and_strip_specials}
+IMPLEMENTED = ("as distributed", "8 Turk", SARI_FORMS[3], ".simp", "tokens as given", "oracle = .simp sentence")
+"""The protocol ``paragen evaluate`` scores as "003's protocol" (report_protocol.py)."""
 
 
 @dataclass(frozen=True)
-class VariantRow:
+class Scored:
+    """One system's scores under one text form: (references, form) -> value."""
+
     system: str
     text: str
-    references: str
-    sari: dict[str, float]
-    bleu: dict[str, float]
+    sari: dict[tuple[str, str], float]
+    bleu: dict[tuple[str, str], float]
 
-    def closest(self) -> tuple[float, str, str]:
-        """(|ΔSARI| + |ΔBLEU|, SARI form, BLEU form) of the pair of forms nearest the published row."""
-        paper_sari, paper_bleu = PUBLISHED["oracle" if self.system.startswith("oracle") else self.system]
-        return min((abs(s - paper_sari) + abs(b - paper_bleu), sf, bf)
-                   for sf, s in self.sari.items() for bf, b in self.bleu.items())
+
+def _references(test: TurkTest, name: str, held_out: int | None) -> list[list[str]]:
+    turk = [ref for k, ref in enumerate(test.turk) if k != held_out]
+    return {"8 Turk": turk, ".simp": [test.simp], "8 Turk + .simp": turk + [test.simp]}[name]
+
+
+def _sari_forms(sources: list[str], output: list[str], refs: list[list[str]]) -> list[float]:
+    stats = all_statistics(sources, output, refs, "legacy")
+    mean = lambda deletion: float(np.mean([score_from_statistics(s, "legacy", deletion).sari for s in stats]))
+    return [score_from_statistics(stats.sum(axis=0), "legacy").sari, mean("f1"), mean("precision"),
+            mean_sentence_sari(sources, output, refs)]
+
+
+def _bleu_forms(output: list[str], refs: list[list[str]]) -> list[float]:
+    return [bleu_metric(True, tokenize, smooth).corpus_score(output, refs).score
+            for tokenize, smooth in BLEU_FORMS.values()]
+
+
+def _outputs(test: TurkTest, system: str) -> list[tuple[list[str], int | None]]:
+    """The outputs a system's score averages over, each with the Turk reference it holds out (None: none)."""
+    if system == "identity":
+        return [(test.sources, None)]
+    if system == "skip (p=.5)":
+        return [(skip(test.sources, SKIP[0], seed), None) for seed in SKIP[1]]
+    if system == ORACLES[0]:
+        return [(test.turk[0], None)]
+    if system == ORACLES[1]:
+        return [(test.simp, None)]
+    return [(ref, k) for k, ref in enumerate(test.turk)]
+
+
+def score_system(test: TurkTest, system: str, text: str) -> Scored:
+    outputs = _outputs(test, system)
+    sari: dict[tuple[str, str], float] = {}
+    bleu: dict[tuple[str, str], float] = {}
+    for refs_name in REFERENCE_SETS:
+        per_output_sari = [_sari_forms(test.sources, out, _references(test, refs_name, k)) for out, k in outputs]
+        per_output_bleu = [_bleu_forms(out, _references(test, refs_name, k)) for out, k in outputs]
+        for i, form in enumerate(SARI_FORMS):
+            sari[(refs_name, form)] = fmean(values[i] for values in per_output_sari)
+        for i, form in enumerate(BLEU_FORMS):
+            bleu[(refs_name, form)] = fmean(values[i] for values in per_output_bleu)
+    return Scored(system, text, sari, bleu)
+
+
+def clean(test: TurkTest, text: str) -> TurkTest:
+    fn = TEXTS[text]
+    return TurkTest([fn(s) for s in test.sources], [[fn(r) for r in ref] for ref in test.turk],
+                    [fn(s) for s in test.simp])
+
+
+def score_variants(test: TurkTest) -> list[Scored]:
+    return [score_system(clean(test, text), system, text)
+            for text in TEXTS for system in ("identity", "skip (p=.5)", *ORACLES)]
 
 
 @dataclass(frozen=True)
-class TurkTest:
-    sources: list[str]
-    turk: list[list[str]]
-    simp: list[str]
+class Protocol:
+    """A whole scoring protocol and the residuals (reproduced - published) it leaves on the three rows."""
+
+    text: str
+    sari_refs: str
+    sari_form: str
+    bleu_refs: str
+    bleu_form: str
+    oracle: str
+    residuals: dict[str, tuple[float, float]]
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return self.text, self.sari_refs, self.sari_form, self.bleu_refs, self.bleu_form, self.oracle
+
+    @property
+    def given_back(self) -> int:
+        return sum(abs(s) <= TOLERANCE["SARI"] + 1e-9 for s, _ in self.residuals.values()) + \
+            sum(abs(b) <= TOLERANCE["BLEU"] + 1e-9 for _, b in self.residuals.values())
+
+    @property
+    def distance(self) -> float:
+        return sum(abs(s) + abs(b) for s, b in self.residuals.values())
 
 
-def read_turk_test(raw: str | Path) -> TurkTest:
-    raw = Path(raw)
-    names = ["norm", *(f"turk.{k}" for k in range(8)), "simp"]
-    try:  # the files line by line, checked to be aligned
-        sources, *turk, simp = aligned([raw / f"test.8turkers.tok.{name}" for name in names], [])
-    except CorpusError as error:
-        raise CorpusError(f"{error}; fetch it first: paragen fetch turkcorpus --eval-only --mirror ../shared/data") \
-            from None
-    return TurkTest(sources, turk, simp)
+def rank_protocols(scored: list[Scored]) -> list[Protocol]:
+    """Every protocol, the most published numbers given back first, then the smallest summed |residual|."""
+    by = {(s.text, s.system): s for s in scored}
+    protocols = []
+    for text, oracle in itertools.product(TEXTS, ORACLES):
+        rows = {"identity": by[(text, "identity")], "skip (p=.5)": by[(text, "skip (p=.5)")], "oracle": by[(text, oracle)]}
+        for sari_key, bleu_key in itertools.product(rows["identity"].sari, rows["identity"].bleu):
+            residuals = {name: (row.sari[sari_key] - PUBLISHED[name][0], row.bleu[bleu_key] - PUBLISHED[name][1])
+                         for name, row in rows.items()}
+            protocols.append(Protocol(text, *sari_key, *bleu_key, oracle, residuals))
+    return sorted(protocols, key=lambda p: (-p.given_back, p.distance))
 
 
-def _sari_forms(sources: list[str], output: list[str], references: list[list[str]]) -> dict[str, float]:
-    stats = all_statistics(sources, output, references, "legacy")
-    mean = lambda deletion: float(np.mean([score_from_statistics(s, "legacy", deletion).sari for s in stats]))
-    return {SARI_FORMS[0]: score_from_statistics(stats.sum(axis=0), "legacy").sari,
-            SARI_FORMS[1]: mean("f1"), SARI_FORMS[2]: mean("precision")}
+def _describe(p: Protocol) -> str:
+    return (f"text {p.text}; SARI {p.sari_form} against {p.sari_refs}; BLEU {p.bleu_form} against {p.bleu_refs}; "
+            f"{p.oracle}")
 
 
-def score_variants(test: TurkTest) -> list[VariantRow]:
-    rows = []
-    for text, clean in TEXTS.items():
-        sources = [clean(s) for s in test.sources]
-        turk = [[clean(r) for r in ref] for ref in test.turk]
-        simp = [clean(s) for s in test.simp]
-        systems = {"identity": sources, "oracle = Turk reference 0": turk[0], "oracle = .simp sentence": simp}
-        reference_sets = {"8 Turk": turk, ".simp only": [simp], "8 Turk + .simp": turk + [simp]}
-        for system, output in systems.items():
-            for ref_name, refs in reference_sets.items():
-                bleu = {BLEU_FORMS[0]: corpus_bleu(output, refs, lowercase=True, tokenize="13a").score,
-                        BLEU_FORMS[1]: corpus_bleu(output, refs, lowercase=True, tokenize="none").score}
-                rows.append(VariantRow(system, text, ref_name, _sari_forms(sources, output, refs), bleu))
-    return rows
+def _residual_text(p: Protocol) -> str:
+    return "; ".join(f"{name} SARI {s:+.2f}, BLEU {b:+.2f}" for name, (s, b) in p.residuals.items())
 
 
-def to_csv(rows: list[VariantRow]) -> str:
+def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int) -> str:
+    published = ", ".join(f"{name} {s} / {b}" for name, (s, b) in PUBLISHED.items())
+    lines = ["# Simplification report (003) Table 1: which scoring protocol gives its rows without training?", "",
+             f"Published (003 Table 1, SARI / BLEU): {published}. Scored here on the {test_size} Turk test "
+             "sentences (the report says 356 and does not say which 3 it left out); skip is the mean over seeds "
+             f"{SKIP[1].start}-{SKIP[1].stop - 1}. A protocol gives a number back when it is within "
+             f"{TOLERANCE['SARI']} (SARI) or {TOLERANCE['BLEU']} (BLEU). Generated by `paragen scoring-variants`.",
+             "", f"## The protocol paragen scores as \"003's protocol\"", ""]
+    implemented = next(p for p in ranked if p.key == IMPLEMENTED)
+    rank = ranked.index(implemented) + 1
+    lines += [f"{report_protocol.DESCRIPTION}.", "",
+              f"Rank {rank} of {len(ranked)}: {implemented.given_back} of 6 published numbers given back; residuals "
+              f"(reproduced − published): {_residual_text(implemented)}.", ""]
+    ties = sum(1 for p in ranked if (p.given_back, round(p.distance, 6)) == (implemented.given_back,
+                                                                            round(implemented.distance, 6))) - 1
+    if ties:
+        lines += [f"{ties} other protocol(s) leave exactly the same residuals (BLEU smoothing changes nothing here: "
+                  "no n-gram order has zero matches at corpus level).", ""]
+    oracle_bleu = min(((v, s.system, s.text, k) for s in scored if s.system.startswith("oracle")
+                       for k, v in s.bleu.items()), key=lambda t: abs(t[0] - PUBLISHED["oracle"][1]))
+    lines += [f"No setting gives the oracle's BLEU {PUBLISHED['oracle'][1]} back: the closest is {oracle_bleu[0]:.2f} "
+              f"({oracle_bleu[1]}, text {oracle_bleu[2]}, references {oracle_bleu[3][0]}, BLEU {oracle_bleu[3][1]}).",
+              ""]
+    if rank != 1:
+        lines += [f"**The search ranks another protocol first** (see below); report_protocol.py is not it.", ""]
+    lines += ["## The ten best protocols", "", "| rank | numbers given back | sum of abs residuals | protocol | "
+              "residuals |", "| --- | --- | --- | --- | --- |"]
+    for i, p in enumerate(ranked[:10], 1):
+        lines.append(f"| {i} | {p.given_back} | {p.distance:.2f} | {_describe(p)} | {_residual_text(p)} |")
+    lines += ["", "## Every score", ""]
+    for metric, forms in (("SARI", SARI_FORMS), ("BLEU", tuple(BLEU_FORMS))):
+        header = ["system", "text", "references", *forms]
+        lines += [f"### {metric}", "", "| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+        for s in scored:
+            values = s.sari if metric == "SARI" else s.bleu
+            for refs in REFERENCE_SETS:
+                lines.append("| " + " | ".join([s.system, s.text, refs, *(f"{values[(refs, f)]:.2f}" for f in forms)])
+                             + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def to_csv(scored: list[Scored]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", "text", "references", *(f"SARI {f}" for f in SARI_FORMS),
-                     *(f"BLEU {f}" for f in BLEU_FORMS), "closest distance", "closest SARI", "closest BLEU"])
-    for r in rows:
-        distance, sari_form, bleu_form = r.closest()
-        writer.writerow([r.system, r.text, r.references, *(f"{r.sari[f]:.2f}" for f in SARI_FORMS),
-                         *(f"{r.bleu[f]:.2f}" for f in BLEU_FORMS), f"{distance:.2f}", sari_form, bleu_form])
+    writer.writerow(["system", "text", "metric", "references", "form", "score", "published"])
+    for s in scored:
+        published = PUBLISHED["oracle" if s.system.startswith("oracle") else s.system]
+        for metric, values, paper in (("SARI", s.sari, published[0]), ("BLEU", s.bleu, published[1])):
+            for (refs, form), value in values.items():
+                writer.writerow([s.system, s.text, metric, refs, form, f"{value:.4f}", paper])
     return buffer.getvalue()
 
 
-def to_markdown(rows: list[VariantRow], test_size: int) -> str:
-    header = ["system", "text", "references", *(f"SARI: {f}" for f in SARI_FORMS), *(f"BLEU: {f}" for f in BLEU_FORMS)]
-    lines = ["# Simplification report (003) Table 1: which scoring gives its identity and oracle rows?", "",
-             f"Published (003 Table 1): identity SARI {PUBLISHED['identity'][0]} / BLEU {PUBLISHED['identity'][1]}, "
-             f"oracle SARI {PUBLISHED['oracle'][0]} / BLEU {PUBLISHED['oracle'][1]}. Scored here on the {test_size} "
-             "Turk test sentences (the report says 356 and does not say which 3 it left out). Generated by "
-             "`paragen scoring-variants`.", "",
-             "| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
-    for r in rows:
-        lines.append("| " + " | ".join([r.system, r.text, r.references, *(f"{r.sari[f]:.2f}" for f in SARI_FORMS),
-                                        *(f"{r.bleu[f]:.2f}" for f in BLEU_FORMS)]) + " |")
-    lines += ["", "Closest settings per system (smallest |ΔSARI| + |ΔBLEU| over the forms of one row):", ""]
-    for system in dict.fromkeys(r.system for r in rows):
-        row = min((r for r in rows if r.system == system), key=lambda r: r.closest()[0])
-        distance, sari_form, bleu_form = row.closest()
-        lines.append(f"- {system}: text {row.text}, references {row.references}, SARI {sari_form} = "
-                     f"{row.sari[sari_form]:.2f}, BLEU {bleu_form} = {row.bleu[bleu_form]:.2f} "
-                     f"(distance {distance:.2f})")
-    return "\n".join(lines) + "\n"
-
-
-def write_scoring_variants(raw: str | Path, stem: str = TABLE_STEM) -> list[VariantRow]:
+def write_scoring_variants(raw: str | Path, stem: str = TABLE_STEM) -> list[Protocol]:
     test = read_turk_test(raw)
-    rows = score_variants(test)
-    write_text(f"{stem}.md", to_markdown(rows, len(test.sources)))
-    write_text(f"{stem}.csv", to_csv(rows))
-    return rows
+    scored = score_variants(test)
+    ranked = rank_protocols(scored)
+    write_text(f"{stem}.md", to_markdown(scored, ranked, len(test.sources)))
+    write_text(f"{stem}.csv", to_csv(scored))
+    return ranked
