@@ -100,7 +100,7 @@ def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
     csv_text = to_csv(table)
     assert csv_text.splitlines()[0].endswith(",best_epoch,epochs_run,hit_epoch_cap")
     assert "t,CopyNet,x->0,97.30,90.00,-7.30,,3,3,true" in csv_text and "t,Enc-Dec,x->0,100.00,90.00,-10.00,,1,3,false" in csv_text
-    assert "CopyNet: best epoch 3 of 3 run; hit the 3-epoch cap" in to_latex(table)
+    assert "best epoch" not in to_latex(table)  # training lines stay in the Markdown, not the LaTeX caption
 
 
 def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypatch, tiny_config):
@@ -195,6 +195,23 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
     assert "Row 1 2.0 min; Row 2 3.0 min, resumed at epoch 3." in text
     assert "Old" not in text  # a run without session records is left out, not guessed
     assert describe_hardware({"Old": old}) == ""
+    from paragen.report.build import hardware_summary
+
+    assert hardware_summary({"Row 1": one, "Row 2": two, "Old": old}) == \
+        " Trained on CPU B and GPU A: 5 min of training over 2 run(s)."
+
+
+def test_setup_goes_under_the_table_not_into_the_latex_caption(tmp_path):
+    from paragen.stopping_rule import TrainingOutcome
+
+    paper = PaperTable.load("copynet_table1")
+    table = fill_table("t", "Title", "Short caption.", paper, {"CopyNet": tmp_path / "missing.json"})
+    table.setup = ["Rows without training: a long provenance paragraph."]
+    table.training = {"CopyNet": [(None, TrainingOutcome(best_epoch=3, epochs_run=5, max_epochs=9, patience=2))]}
+    md, tex = to_markdown(table), to_latex(table)
+    assert "Setup:\n- Rows without training: a long provenance paragraph." in md
+    assert "best epoch 3 of 5 run" in md
+    assert "provenance" not in tex and "best epoch" not in tex and "Short caption." in tex
 
 
 def test_a_floor_above_the_cap_is_refused():
@@ -269,7 +286,7 @@ def test_one_published_number_beside_two_scorings_and_a_row_that_is_not_the_pape
     assert phrase.note == "equals identity: no phrasal rule"
     md = to_markdown(table)
     assert "| phrase | 55.00 / 99.00 | 55.00 / 61.00 |" in md  # both numbers, no difference
-    assert "phrase, BLEU (003): equals identity: no phrasal rule" in md
+    assert "phrase (every column): equals identity: no phrasal rule" in md
 
 
 def test_a_table_without_published_rows_does_not_mark_every_cell(tmp_path):

@@ -62,7 +62,9 @@ class TableConfig(_Strict):
     rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment or system name")
     grid: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="parameters tables: row label -> column label -> experiment")
-    note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup')")
+    note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup'); keep the caption "
+                      "within ~120 words and put longer explanations under setup")
+    setup: str = Field("", description="a longer explanation, printed under the table's setup (not in the caption)")
     see_also: list[str] = Field(default_factory=list, description="committed files REPORT.md links under the table "
                                 "(e.g. a study made by a separate command)")
     alignment_figure: AlignmentFigure | None = Field(None, description="heat maps of attention and q_j (004 Figure 4)")

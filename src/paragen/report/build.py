@@ -35,18 +35,18 @@ def _beams_text(config: ParagenConfig, experiments: list[str]) -> str:
 
 
 def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
-    parts = []
+    by_size: dict[str, list[str]] = {}  # models of one size are named together
     for model_name in dict.fromkeys(config.experiments[e].model for e in experiments):
         m = config.models[model_name]
         if m.architecture == "transformer":
-            parts.append(f"{model_name}: Transformer {m.encoder_layers}+{m.decoder_layers} layers, d_model "
-                         f"{m.embedding_size}, {m.heads} heads x d_k {m.key_size}, feed-forward "
-                         f"{m.feedforward_width}, dropout {m.dropout}")
-            continue
-        parts.append(f"{model_name}: {'bi-' if m.bidirectional else ''}{m.cell.upper()} "
-                     f"{m.encoder_layers}+{m.decoder_layers} layers, hidden {m.hidden_size} / embedding "
-                     f"{m.embedding_size}, dropout {m.dropout}")
-    return "; ".join(parts) + "; " + _beams_text(config, experiments)
+            size = (f"Transformer {m.encoder_layers}+{m.decoder_layers} layers, d_model {m.embedding_size}, "
+                    f"{m.heads} heads x d_k {m.key_size}, feed-forward {m.feedforward_width}, dropout {m.dropout}")
+        else:
+            size = (f"{'bi-' if m.bidirectional else ''}{m.cell.upper()} {m.encoder_layers}+{m.decoder_layers} "
+                    f"layers, hidden {m.hidden_size} / embedding {m.embedding_size}, dropout {m.dropout}")
+        by_size.setdefault(size, []).append(model_name)
+    return "; ".join(f"{', '.join(names)}: {size}" for size, names in by_size.items()) + "; " + \
+        _beams_text(config, experiments)
 
 
 def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
@@ -80,8 +80,22 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
             f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; " + _beams_text(config, experiments))
 
 
+def hardware_summary(run_dirs: dict[str, Path]) -> str:
+    """Caption text: the devices and the wall time summed over the runs (the per-run list is the table's setup)."""
+    minutes, devices, runs = 0.0, set(), 0
+    for run_dir in run_dirs.values():
+        sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
+        if sessions_path.exists() and log_path.exists():
+            devices.update(s["device"] for s in json.loads(sessions_path.read_text(encoding="utf-8")))
+            minutes += sum(r["wall_time_s"] for r in read_log(log_path)) / 60
+            runs += 1
+    if not runs:
+        return ""
+    return f" Trained on {' and '.join(sorted(devices))}: {minutes:.0f} min of training over {runs} run(s)."
+
+
 def describe_hardware(run_dirs: dict[str, Path]) -> str:
-    """Caption text: the device each row trained on, its wall time, and where a run was split across processes.
+    """Setup text: the device each row trained on, its wall time, and where a run was split across processes.
 
     Read from each run's ``sessions.json`` (written by training) and the ``wall_time_s`` of its log; rows whose
     run predates session records are left out rather than guessed.
@@ -144,7 +158,8 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
         s = config.systems[name]
         if s.method == "skip" and s.seeds > 1:
             parts.append(f"{name}: each word dropped with p = {s.probability}; its cells are the mean over seeds "
-                         f"{s.seed}..{s.seed + s.seeds - 1}" + sweep_summary(config, name))
+                         f"{s.seed}..{s.seed + s.seeds - 1}"
+                         + (f" (every p in {pipeline.sweep_outputs(name)[0]})" if s.sweep else ""))
         elif s.method == "skip":
             parts.append(f"{name}: each word dropped with p = {s.probability}, seed {s.seed}" + sweep_summary(config, name))
         elif s.method == "oracle" and s.reference == "leave_one_out":
@@ -154,14 +169,13 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
             parts.append(f"{name}: reference {s.reference} of the test set as output, scored against all references "
                          "(itself included)")
         elif s.method == "paraphrase":
-            rules = config.rules[s.rules or ""]
             on = "the source" if s.input == "source" else f"the output of {s.input}"
-            parts.append(f"{name}: {rules.title} ({s.granularity} rules) applied to {on}, longest match first, left "
-                         "to right, the highest weight where several apply")
+            parts.append(f"{name}: the {s.granularity} rules of {s.rules} applied to {on}")
         else:
             parts.append(f"{name}: the source unchanged")
-    notes = [config.rules[r].note for r in dict.fromkeys(config.systems[n].rules for n in names if config.systems[n].rules)
-             if r is not None and config.rules[r].note]
+    used = [r for r in dict.fromkeys(config.systems[n].rules for n in names) if r is not None]
+    notes = [f"Rules {r}: {config.rules[r].title}, applied longest match first, left to right, the highest weight "
+             f"where several apply.{' ' + config.rules[r].note if config.rules[r].note else ''}" for r in used]
     return ("Rows without training: " + "; ".join(parts) + "." + "".join(f" {n}" for n in notes)) if parts else ""
 
 
@@ -183,13 +197,13 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                      if run.metrics.exists()})
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
-               + (f" {describe_systems(config, systems)}" if systems else "")
-               + describe_embeddings(config, spec.rows)
                + (f" Test sentences: {', '.join(counts)}." if counts else "")
                + (f" {spec.note}" if spec.note else "")
                + ("" if paper.rows else " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
+    table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
+                                             describe_embeddings(config, spec.rows)) if text.strip()]
     trained = set(config.trained_and_runnable(spec.rows.values()))
     ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
     seeded = config.seed_count > 1
@@ -208,9 +222,11 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     by_type = pipeline.rule_data_rows(config, list(ran.values()))  # rule data: per-type curves and closest epochs
     if by_type:
         table.caption += closest_epoch_text(config, paper, ran, table.training)
-    table.caption += describe_hardware({(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
-                                        for row, exp in ran.items()
-                                        for run, seed in replica_runs(config, exp)})
+    run_dirs = {(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
+                for row, exp in ran.items() for run, seed in replica_runs(config, exp)}
+    table.caption += hardware_summary(run_dirs)
+    if describe_hardware(run_dirs):
+        table.setup.append(describe_hardware(run_dirs).strip())
     _write(table)
 
     if not ran:

@@ -116,6 +116,9 @@ class ResultTable:
     """Rows whose run is still training (its run directory is locked), one line each."""
     comparisons: list[str] = field(default_factory=list)
     """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
+    setup: list[str] = field(default_factory=list)
+    """Provenance too long for the caption (rows without training, embeddings, per-run wall times), one paragraph
+    each: printed under the table in Markdown, not in the LaTeX caption."""
 
     def training_lines(self) -> list[str]:
         return [f"{row}{'' if seed is None else f' (seed {seed})'}: {outcome.describe()}"
@@ -331,6 +334,8 @@ def to_markdown(table: ResultTable) -> str:
     if table.training or table.training_notes:
         lines += ["", "Training (model selection on the validation split):"] + [
             f"- {t}" for t in table.training_notes + table.training_lines()]
+    if table.setup:
+        lines += ["", "Setup:"] + [f"- {text}" for text in table.setup]
     if notes:
         lines += ["", "Notes (why a number is missing, or where it comes from):"] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -402,7 +407,6 @@ def to_latex(table: ResultTable) -> str:
     lines += [r"\hline", r"\end{tabular}",
               r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference)."
                                                      + (SEEDED_LEGEND if table.seeded else ""),
-                                                     *(f"{c}." for c in table.comparisons),
-                                                     *(f"{t}." for t in table.training_lines())])) + "}",
+                                                     *(f"{c}." for c in table.comparisons)])) + "}",
               r"\label{tab:" + table.name + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"
