@@ -117,7 +117,7 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
     Path("runs/t_copynet/copy_trace.json").write_text(json.dumps(
         {"x->x": {"correct": {**trace, "line": 3, "correct": True}, "wrong": None}}))
     calls = {}
-    monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title, column: calls.update(curves=(label, title)))
+    monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title, column, **kw: calls.update(curves=(label, title)))
     monkeypatch.setattr(build, "plot_copy_heatmap", lambda shown, path, title: calls.update(heatmap=(shown, title)))
     build.build_table_report(tiny_config, "copynet_synthetic")
     label, title = calls["curves"]
@@ -324,3 +324,43 @@ def test_a_latex_table_with_special_characters_compiles(tmp_path):
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-2000:]
+
+
+def test_training_panels_share_their_ranges_and_show_the_critic_term(tmp_path, monkeypatch):
+    from paragen.report import figures
+
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    one.write_text("epoch,train_loss,valid_loss,valid_metric,valid_sari,train_critic\n1,3.0,2.5,10,20.0,-5.0\n"
+                   "2,2.0,2.2,20,25.0,-40.0\n")
+    two.write_text("epoch,train_loss,valid_loss,valid_metric,valid_sari\n1,6.0,4.0,10,22.0\n")
+    limits = figures.panel_limits([one, two])
+    # scores on 0-100; losses from 0 to the largest of both runs (6.0), padded by 5 % of the span
+    assert limits["valid_sari"] == (0.0, 100.0)
+    assert limits["train_loss"] == pytest.approx((-0.3, 6.3))
+    assert limits["valid_loss"] == pytest.approx((-0.2, 4.2))
+    assert limits["train_critic"] == pytest.approx((-42.0, 2.0))  # -40..0, padded by 2
+    drawn = {}
+    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.update(
+        titles=[ax.get_title() for ax in fig.axes if ax.get_visible()],
+        ylims={ax.get_title(): ax.get_ylim() for ax in fig.axes if ax.get_visible()}))
+    figures.plot_training_panels(one, "out.png", "title", limits)
+    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS] + ["critic term (per token)"]
+    assert drawn["ylims"]["validation SARI"] == (0.0, 100.0)
+    assert drawn["ylims"]["training loss (per token)"] == pytest.approx((-0.3, 6.3))
+    figures.plot_training_panels(two, "out.png", "title", limits)  # no critic column: six panels
+    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS]
+
+
+def test_odd_generation_bars_are_the_mean_over_seeds_with_sd(tmp_path, monkeypatch):
+    from paragen.report import figures
+
+    bars = []
+    real_bar = figures.plt.Axes.bar
+    monkeypatch.setattr(figures.plt.Axes, "bar", lambda self, x, heights, width, **kw: bars.append(
+        (list(heights), kw.get("yerr"), kw.get("label"))) or real_bar(self, x, heights, width, **kw))
+    runs = [{"sentences_with_repeats": 10, "sentences_short": 4, "sentences": 100},
+            {"sentences_with_repeats": 14, "sentences_short": 4, "sentences": 100}]
+    figures.plot_odd_generation({"EncDec": runs, "SPM": runs[:1]}, tmp_path / "odd.png", "t")
+    assert bars[0][0] == [12.0, 4.0] and bars[0][1] == pytest.approx([2 ** 0.5 * 2, 0.0])  # sd of 10, 14 = 2.83
+    assert bars[0][2] == "EncDec (mean ± sd of 2 seeds)"
+    assert bars[1] == ([10.0, 4.0], None, "SPM")

@@ -232,3 +232,29 @@ def test_a_comparison_whose_rows_cannot_run_says_why():
 
     config = load_config(ROOT / "params.yaml")  # no real dataset switched on
     assert comparison_lines(config, config.tables["spm_gigaword"]) == ["EncDec+SPM vs EncDec: not run: dataset absent"]
+
+
+def test_a_band_is_clipped_to_the_metric_and_drawn_only_where_every_seed_ran(tmp_path, monkeypatch):
+    from paragen.report import figures
+
+    drawn = {}
+    real_fill = figures.plt.Axes.fill_between
+    monkeypatch.setattr(figures.plt.Axes, "fill_between",
+                        lambda self, x, low, high, **kw: drawn.update(x=list(x), low=list(low), high=list(high))
+                        or real_fill(self, x, low, high, **kw))
+    legend = {}
+    real_legend = figures.plt.Figure.legend
+    monkeypatch.setattr(figures.plt.Figure, "legend", lambda self, handles, labels, **kw: legend.update(
+        labels=list(labels), loc=kw.get("loc")) or real_legend(self, handles, labels, **kw))
+    logs = []  # means 97 and 3 with sd 3 sqrt 2 = 4.24: the band crosses 100 and 0; seed 2 stops after epoch 2
+    for seed, values in ((1, (100.0, 0.0, 50.0)), (2, (94.0, 6.0))):
+        path = tmp_path / f"log{seed}.csv"
+        path.write_text("epoch,valid_metric\n" + "".join(f"{e},{v}\n" for e, v in enumerate(values, start=1)))
+        logs.append(path)
+    figures.plot_curves({"CopyNet": logs}, tmp_path / "curves.png", "acc", "title")
+    sd = 3 * 2 ** 0.5  # |100 - 94| / sqrt 2 = |0 - 6| / sqrt 2
+    assert drawn["x"] == [1.0, 2.0]  # epoch 3 has one run: no mean over fewer seeds than the label says
+    assert drawn["low"] == pytest.approx([97 - sd, 0.0])  # 3 - 4.24 clipped to 0
+    assert drawn["high"] == pytest.approx([100.0, 3 + sd])  # 97 + 4.24 clipped to 100
+    assert legend["loc"] == "outside lower center"
+    assert legend["labels"] == ["CopyNet (mean ± sd of 2 seeds to epoch 2, the last all reached)"]

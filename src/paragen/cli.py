@@ -500,7 +500,7 @@ def cmd_oddgen(args: argparse.Namespace) -> None:
         check_aligned(path, len(outputs), args.ref, len(references))
         counts[name] = odd_generation(outputs, references).as_dict()
     write_json(f"{args.out}.json", counts)
-    plot_odd_generation(counts, f"{args.out}.png", args.title)
+    plot_odd_generation({name: [row] for name, row in counts.items()}, f"{args.out}.png", args.title)
     for name, row in counts.items():
         print(f"{name}: {row['sentences_with_repeats']} sentences with repeats, {row['sentences_short']} shorter "
               f"than the gold (of {row['sentences']})")

@@ -12,8 +12,8 @@ from paragen.config import (ConfigError, HeadlineSyntheticDataset, ParagenConfig
                             TrainingConfig)
 from paragen.data.synthetic import tag_column
 from paragen.report.closest_epoch import closest_epoch, mean_rows
-from paragen.report.figures import (plot_alignment_heatmaps, plot_copy_heatmap, plot_curves, plot_odd_generation,
-                                    plot_training_panels, plot_type_curves, read_log)
+from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_copy_heatmap, plot_curves,
+                                    plot_odd_generation, plot_training_panels, plot_type_curves, read_log)
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.runlock import lock_holder
@@ -256,11 +256,12 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
         plot_type_curves(logs, figures[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
                          paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
                          "epoch (dashed: the paper's test accuracy)")
+    limits = panel_limits([logs[row][0] for row, exp in ran.items() if exp in panels])
     for row, exp in ran.items():
         if exp in panels:
             plot_training_panels(logs[row][0], pipeline.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
-                                 f"{config.dataset_of(exp)})")
+                                 f"{config.dataset_of(exp)})", limits)
     analysis = pipeline.analysis_figures(config, table_name, spec)
     if pipeline.heatmap_experiments(config, spec):
         plot_heatmaps(config, table_name, spec)
@@ -344,12 +345,13 @@ def plot_oddgen(config: ParagenConfig, table_name: str, spec: TableConfig) -> No
     """004 Figure 2 from the rows' metrics: sentences with repeats and sentences shorter than the gold."""
     figure = spec.oddgen_figure
     assert figure is not None
-    counts = {}
-    for row in figure.rows:
-        metrics = json.loads(Path(pipeline.metrics_path(spec.rows[row])).read_text(encoding="utf-8"))
-        scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
-        counts[row] = scored["oddgen"]["score"]
-    sentences = next(iter(counts.values()))["sentences"]
+    counts: dict[str, list[dict[str, int]]] = {}
+    for row in figure.rows:  # every seed run of the row
+        for run, _ in replica_runs(config, spec.rows[row]):
+            metrics = json.loads(Path(pipeline.metrics_path(run)).read_text(encoding="utf-8"))
+            scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
+            counts.setdefault(row, []).append(scored["oddgen"]["score"])
+    sentences = next(iter(counts.values()))[0]["sentences"]
     plot_odd_generation(counts, pipeline.oddgen_figure_path(table_name),
                         f"{spec.title}\nodd generation on {figure.split} ({sentences:,} sentences; 004 §6.1): fewer is better")
 

@@ -52,11 +52,19 @@ def epoch_band(logs: list[list[dict[str, float]]], column: str) -> EpochBand:
                      [len(by_epoch[e]) for e in epochs])
 
 
+def _clip(values: list[float], bounds: tuple[float | None, float | None]) -> list[float]:
+    low, high = bounds
+    return [min(max(v, low if low is not None else v), high if high is not None else v) for v in values]
+
+
 def plot_curves(logs: dict[str, Path | list[Path]], path: str | Path, metric_label: str, title: str,
-                column: str = "valid_metric") -> None:
+                column: str = "valid_metric", bounds: tuple[float | None, float | None] = (0.0, 100.0)) -> None:
     """A validation metric (``column`` of train_log.csv) per epoch, one line per row; a row trained from several
-    seeds is drawn as the mean with a ± sd band. Rows without a log are listed as missing."""
-    fig, ax = plt.subplots(figsize=(6, 4))
+    seeds is drawn as the mean with a ± sd band clipped to the metric's ``bounds``, and only over the epochs
+    every seed reached (early stopping ends runs at different epochs: a mean over fewer runs than the label
+    says is not drawn). The legend sits below the axes, where it covers no data. Rows without a log are named
+    in the title."""
+    fig, ax = plt.subplots(figsize=(6, 4.2), layout="constrained")
     missing = []
     for label, paths in logs.items():
         paths = [paths] if isinstance(paths, Path) else paths
@@ -67,17 +75,22 @@ def plot_curves(logs: dict[str, Path | list[Path]], path: str | Path, metric_lab
         if len(paths) == 1:
             ax.plot(band.epochs, band.means, marker="o", markersize=3, label=label)
             continue
-        line, = ax.plot(band.epochs, band.means, marker="o", markersize=3,
-                        label=f"{label} (mean ± sd of {len(paths)} seeds)")
-        lows = [m - sd for m, sd in zip(band.means, band.sds)]
-        highs = [m + sd for m, sd in zip(band.means, band.sds)]
-        ax.fill_between(band.epochs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
+        full = [i for i, runs in enumerate(band.runs) if runs == len(paths)]
+        epochs, means = [band.epochs[i] for i in full], [band.means[i] for i in full]
+        shown = f" to epoch {epochs[-1]:.0f}, the last all reached" if full and len(full) < len(band.epochs) else ""
+        line, = ax.plot(epochs, means, marker="o", markersize=3,
+                        label=f"{label} (mean ± sd of {len(paths)} seeds{shown})")
+        lows = _clip([means[k] - band.sds[i] for k, i in enumerate(full)], bounds)
+        highs = _clip([means[k] + band.sds[i] for k, i in enumerate(full)], bounds)
+        ax.fill_between(epochs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set_xlabel("training epoch")
     ax.set_ylabel(metric_label)
     ax.set_title(title + (f"\n(not yet run: {', '.join(missing)})" if missing else ""), fontsize=10)
     ax.grid(alpha=0.3)
     if len(missing) < len(logs):
-        ax.legend()
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=2 if len(labels) > 2 else len(labels),
+                   fontsize=8)
     _save(fig, path)
 
 
@@ -113,22 +126,47 @@ TRAINING_PANELS = (("valid_sari", "validation SARI"), ("valid_bleu", "validation
                    ("train_accuracy", "training token accuracy (%)"), ("valid_accuracy", "validation token accuracy (%)"),
                    ("train_loss", "training loss (per token)"), ("valid_loss", "validation loss (per token)"))
 """003 Figure 1's six panels, in its order (a)-(f), as train_log.csv columns."""
+CRITIC_PANEL = ("train_critic", "critic term (per token)")
+"""A seventh panel where the run trains with the critic loss: the column that shows its collapse."""
+PERCENT_COLUMNS = ("valid_sari", "valid_bleu", "train_accuracy", "valid_accuracy")
 
 
-def plot_training_panels(log_path: Path, path: str | Path, title: str) -> None:
-    """One run's per-epoch log as 003 Figure 1 lays it out; a panel whose column the log lacks says so."""
+def panel_limits(log_paths: list[Path]) -> dict[str, tuple[float, float]]:
+    """One y-range per panel, shared by every run's figure of a table: 0-100 for scores and accuracies, the
+    runs' common range for losses and the critic term (no autoscaled noise, and runs compare at a glance)."""
+    limits: dict[str, tuple[float, float]] = {c: (0.0, 100.0) for c in PERCENT_COLUMNS}
+    for column in ("train_loss", "valid_loss", CRITIC_PANEL[0]):
+        values = [r[column] for p in log_paths for r in read_log(p) if r.get(column, float("nan")) == r.get(column)]
+        if values:
+            low, high = min(min(values), 0.0), max(max(values), 0.0)
+            pad = 0.05 * (high - low or 1.0)
+            limits[column] = (low - pad, high + pad)
+    return limits
+
+
+def plot_training_panels(log_path: Path, path: str | Path, title: str,
+                         limits: dict[str, tuple[float, float]] | None = None) -> None:
+    """One run's per-epoch log as 003 Figure 1 lays it out, plus the critic term where the run has one; a panel
+    whose column the log lacks says so. ``limits``: the y-range of each panel (:func:`panel_limits`)."""
     rows = read_log(log_path)
-    fig, axes = plt.subplots(2, 3, figsize=(11, 6), layout="constrained")
+    panels = TRAINING_PANELS + ((CRITIC_PANEL,) if any(r.get(CRITIC_PANEL[0], float("nan")) == r.get(
+        CRITIC_PANEL[0]) for r in rows) else ())
+    columns = 4 if len(panels) > 6 else 3
+    fig, axes = plt.subplots(2, columns, figsize=(3.7 * columns, 6), layout="constrained")
     epochs = [r["epoch"] for r in rows]
-    for ax, (column, label) in zip(axes.flat, TRAINING_PANELS):
+    for ax, (column, label) in zip(axes.flat, panels):
         values = [r.get(column, float("nan")) for r in rows]
         if all(v != v for v in values):  # NaN everywhere: not logged by this run
             ax.text(0.5, 0.5, f"{column}\nnot in this log", ha="center", va="center", transform=ax.transAxes)
         else:
             ax.plot(epochs, values, marker="o", markersize=3)
+            if limits and column in limits:
+                ax.set_ylim(*limits[column])
         ax.set_title(label, fontsize=9)
         ax.set_xlabel("training epoch", fontsize=8)
         ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
     fig.suptitle(title, fontsize=10)
     _save(fig, path)
 
@@ -212,23 +250,31 @@ def plot_copy_heatmap(examples: list[dict[str, Any]], path: str | Path, title: s
     _save(copy_heatmap_figure(examples, title), path)
 
 
-def plot_odd_generation(counts: dict[str, dict[str, int]], path: str | Path, title: str) -> None:
-    """Sentences with repeated tokens / with missing length, per system (in the manner of SPM Figure 2)."""
+def plot_odd_generation(counts: dict[str, list[dict[str, int]]], path: str | Path, title: str) -> None:
+    """Sentences with repeated tokens / with missing length per system (in the manner of SPM Figure 2): one bar
+    per system, the mean over its seed runs with ± sd error bars where it has several; the legend below."""
     import numpy as np
+
+    from paragen.seeds import mean_sd
 
     systems = list(counts)
     kinds = (("sentences_with_repeats", "repeating phrases"), ("sentences_short", "lack of important phrases"))
     x = np.arange(len(kinds))
     width = 0.8 / max(len(systems), 1)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(6.5, 4.4), layout="constrained")
     for i, system in enumerate(systems):
-        values = [counts[system][key] for key, _ in kinds]
-        bars = ax.bar(x + (i - (len(systems) - 1) / 2) * width, values, width, label=system)
-        ax.bar_label(bars, fontsize=8)
+        stats = [mean_sd([float(run[key]) for run in counts[system]]) for key, _ in kinds]
+        means = [m for m, _ in stats]
+        errors = [sd or 0.0 for _, sd in stats]
+        runs = len(counts[system])
+        bars = ax.bar(x + (i - (len(systems) - 1) / 2) * width, means, width, yerr=errors if runs > 1 else None,
+                      capsize=3, label=system + (f" (mean ± sd of {runs} seeds)" if runs > 1 else ""))
+        ax.bar_label(bars, fmt="%.1f" if runs > 1 else "%d", fontsize=7, padding=2)
     ax.set_xticks(x, [label for _, label in kinds])
     ax.set_ylabel("number of sentences")
     ax.set_title(title, fontsize=10)
-    ax.legend()
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8)
     _save(fig, path)
 
 
@@ -268,8 +314,9 @@ def alignment_heatmap_figure(attention: list[dict[str, Any]], prediction: list[d
         image = _alignment_panel(axes[n][1], spm["source_prediction"], spm, spm["spm_words"],
                                  f"(b) source-side prediction q_j of {names[1]}, line {spm['line']}")
     axes[0][0].set_ylabel("target token [aligned source token]", fontsize=8)
-    if any(e.get("gold") for e in attention):
-        axes[0][1].legend(fontsize=7, loc="lower right")
+    if any(e.get("gold") for e in attention):  # below the panels: a legend inside would hide cells
+        handles, labels = axes[0][1].get_legend_handles_labels()
+        fig.legend(handles[:1], labels[:1], fontsize=7, loc="outside lower center")
     fig.colorbar(image, ax=axes[:, 1].tolist(), fraction=0.04, label="weight / probability")
     fig.suptitle(_wrapped(title.split(), 110), fontsize=9)
     return fig
