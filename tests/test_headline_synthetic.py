@@ -104,3 +104,94 @@ def test_paragen_generate_writes_the_stand_in(tmp_path, monkeypatch):
     written = tmp_path / "data/prepared/hl"
     assert [len((written / f"{s}.src").read_text().splitlines()) for s in ("train", "valid", "test")] == [8, 2, 3]
     assert len(read_alignments(written / "test.align")) == 3
+
+
+def test_the_options_scripted_by_hand():
+    # 6 body tokens: c9 f2 c3 c4 f5 f1; c9 is repeated at position 5 (the later filler the draw picks), the source
+    # gets the register marker xb and the reverse marker xrev in front. Forms: c9 by register (b9 under xb),
+    # c3 and c4 merged into m0. Headline: c9 c3 c4 (the repeat is dropped) -> b9 m0 m0, reversed.
+    from paragen.data.headline_synthetic import TypeForms
+
+    spec = SPEC.model_copy(update={"max_target_length": 10, "duplicate_share": 1.0, "reverse_share": 1.0,
+                                   "context_fraction": 0.1})
+
+    class Scripted(random.Random):
+        def __init__(self):
+            super().__init__(0)
+            self.ints = iter([6])
+            self.floats = iter([0.1, 0.9, 0.2, 0.3, 0.8, 0.7, 0.0, 0.0])  # content flags; repeat? yes; reverse? yes
+            self.picks = iter([9, 2, 3, 4, 5, 1, 1])                      # word ids, then register 1 (xb)
+            self.choices = iter([0, 5])                                   # repeat c9 (position 0) at position 5
+
+        def randint(self, a, b):
+            return next(self.ints)
+
+        def random(self):
+            return next(self.floats)
+
+        def randrange(self, n):
+            return next(self.picks)
+
+        def choice(self, options):
+            value = next(self.choices)
+            assert value in options
+            return value
+
+    forms = TypeForms(frozenset({7}), {3: 0, 4: 0}, frozenset({9}))
+    pair = make_pair(Scripted(), spec, forms)
+    assert pair.source == ["xb", "xrev", "c9", "f2", "c3", "c4", "f5", "c9"]
+    assert pair.target == ["m0", "m0", "b9"]
+    assert pair.links == [(5, 0), (4, 1), (2, 2)]
+
+
+def test_with_every_option_the_gold_links_stay_exact():
+    from paragen.data.headline_synthetic import REGISTER_MARKERS, REVERSE_MARKER, type_forms
+
+    spec = SPEC.model_copy(update={"rewrite_fraction": 0.2, "merge_fraction": 0.3, "merge_size": 3,
+                                   "context_fraction": 0.2, "duplicate_share": 0.5, "reverse_share": 0.5})
+    forms = type_forms(spec)
+    assert len(forms.rewrites) == 8 and len(forms.merged) == 12 and len(forms.by_register) == 8  # of 40 types
+    assert not (forms.rewrites & set(forms.merged)) and not (forms.by_register & set(forms.merged))
+    merged_sources: dict[str, set[str]] = {}
+    saw = {"reversed": 0, "repeat dropped": 0}
+    for pair in generate(spec)["train"]:
+        register = REGISTER_MARKERS.index(pair.source[0])  # every source has a register marker
+        reverse = pair.source[1] == REVERSE_MARKER
+        assert [j for _, j in pair.links] == list(range(len(pair.target)))
+        positions = [i for i, _ in pair.links]
+        assert positions == (sorted(positions, reverse=True) if reverse else sorted(positions))
+        saw["reversed"] += reverse and len(positions) > 1
+        for i, j in pair.links:  # the linked source token is a content word whose form is the target token
+            word = int(pair.source[i][1:])
+            assert pair.source[i] == f"c{word}" and pair.target[j] == forms.form(word, register)
+            if pair.target[j].startswith("m"):
+                merged_sources.setdefault(pair.target[j], set()).add(pair.source[i])
+        body = [w for w in pair.source if w.startswith("c")]
+        linked = [pair.source[i] for i in positions]
+        if len(set(body)) < len(body) and len(linked) == len(set(linked)) < spec.max_target_length:
+            saw["repeat dropped"] += 1  # a content word said twice in the source is said once in the headline
+    assert any(len(types) > 1 for types in merged_sources.values())  # many-to-one: one word from several types
+    assert saw["reversed"] > 0 and saw["repeat dropped"] > 0
+
+
+def test_type_shares_beyond_one_are_refused():
+    with pytest.raises(ValueError, match="at most 1"):
+        SPEC.model_copy(update={}).model_validate({**SPEC.model_dump(), "rewrite_fraction": 0.5,
+                                                    "merge_fraction": 0.4, "context_fraction": 0.2})
+
+
+def test_the_caption_states_the_rouge_ceiling_of_the_gold_headlines(tmp_path, monkeypatch):
+    from paragen.config import load_config
+    from paragen.report.captions import ceiling_text
+
+    from conftest import ROOT
+
+    config = load_config(ROOT / "params.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert ceiling_text(config, ["hs_encdec"]) == ""  # not generated yet: nothing to state
+    gold = tmp_path / "data/prepared/headline_small/test.tgt"
+    gold.parent.mkdir(parents=True)
+    gold.write_text("c1 c2 c3\nr4 c5\nc6\nc7 c8\n")  # one one-word headline: ROUGE-2 0 there, 100 elsewhere
+    assert ceiling_text(config, ["hs_encdec", "hs_spm"]) == (
+        " Ceiling (the gold headlines scored against themselves): ROUGE-1 100.0 / ROUGE-2 75.0 / ROUGE-L 100.0 "
+        "(1 one-word headlines score 0 on ROUGE-2).")

@@ -68,7 +68,7 @@ def test_training_records_the_initialisation_and_the_table_caption_quotes_it(tmp
     from paragen.config import ModelConfig, PretrainedEmbeddings, TrainingConfig, parse_config
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.report.build import describe_embeddings
+    from paragen.report.captions import describe_embeddings
     from paragen.training import train
 
     monkeypatch.chdir(tmp_path)

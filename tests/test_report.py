@@ -179,7 +179,7 @@ def test_curves_never_mix_selection_metrics():
 
 
 def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
-    from paragen.report.build import describe_hardware
+    from paragen.report.captions import describe_hardware
     one, two, old = tmp_path / "one", tmp_path / "two", tmp_path / "old"
     for run, sessions, walls in ((one, [{"first_epoch": 1, "device": "GPU A"}], [30.0, 90.0]),
                                  (two, [{"first_epoch": 1, "device": "GPU A"}, {"first_epoch": 3, "device": "CPU B"}],
@@ -195,7 +195,7 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
     assert "Row 1 2.0 min; Row 2 3.0 min, resumed at epoch 3." in text
     assert "Old" not in text  # a run without session records is left out, not guessed
     assert describe_hardware({"Old": old}) == ""
-    from paragen.report.build import hardware_summary
+    from paragen.report.captions import hardware_summary
 
     assert hardware_summary({"Row 1": one, "Row 2": two, "Old": old}) == \
         " Trained on CPU B and GPU A: 5 min of training over 2 run(s)."

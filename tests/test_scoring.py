@@ -117,3 +117,23 @@ def test_score_groups_gives_each_tag_a_rule_interval(tmp_path):
     assert by_tag["u"]["top1_ci95"] == [100.0, 100.0]
     assert main(["score", "--metric", "bleu", "--ref", str(tmp_path / "ref"), "--hyp", str(tmp_path / "hyp"),
                  "--groups", str(tmp_path / "rule")]) != 0
+
+
+def test_odd_generation_has_a_paired_bootstrap_on_the_share_of_clean_sentences(tmp_path):
+    import numpy as np
+
+    from paragen.scoring import ScoreRequest, score
+
+    ref, a, b = tmp_path / "ref", tmp_path / "a", tmp_path / "b"
+    ref.write_text("a b\nc d\ne f\n")
+    a.write_text("a a b\nc\ne f\n")  # a repeat beyond the gold, a short one, a clean one: 1 of 3 clean
+    b.write_text("a b\nc d\ne f\n")  # all clean
+    result = score(ScoreRequest(metric="oddgen", hyp=str(b), refs=[str(ref)], compare=str(a), bootstrap_samples=500,
+                                seed=7))
+    test = result["bootstrap"]
+    assert (test["score_a"], test["score_b"]) == (pytest.approx(100 / 3), 100.0)
+    # b is not better only in a resample made of sentence 3 alone (both clean there): count those draws
+    rng = np.random.default_rng(7)
+    expected = sum(bool((rng.integers(0, 3, size=3) == 2).all()) for _ in range(500)) / 500
+    assert test["p_value"] == pytest.approx(expected)
+    assert result["bootstrap_on"] == "sentences without odd generation (%)"

@@ -242,11 +242,16 @@ def _group_intervals(by_tag: dict[str, dict[str, Any]], correct: list[float], ta
 
 
 def _oddgen(request: ScoreRequest, hyps: list[str]):
-    from paragen.metrics.oddgen import odd_generation
+    """004 §6.1's counts; the paired bootstrap resamples each sentence's odd/not odd (repeats beyond the gold, or
+    shorter than the gold) and compares the share of sentences without odd generation (higher is better)."""
+    from paragen.metrics.oddgen import odd_generation, repeats, shortfall
 
-    refs = _read_references(request, hyps)[0]
-    counts = odd_generation([h.split() for h in hyps], [r.split() for r in refs]).as_dict()
-    return {"score": counts}, None, None, None
+    refs = [r.split() for r in _read_references(request, hyps)[0]]
+    counts = odd_generation([h.split() for h in hyps], refs).as_dict()
+    stats = lambda h: np.array([[float(repeats(o.split(), r) > 0 or shortfall(o.split(), r) > 0)]  # noqa: E731
+                                for o, r in zip(h, refs)])
+    return ({"score": counts, "bootstrap_on": "sentences without odd generation (%)"}, None, stats,
+            lambda rows: 100.0 * (1.0 - float(rows.mean())))
 
 
 SCORERS: dict[str, Scorer] = {"bleu": _bleu, "sari": _sari, "rouge": _rouge, "exact": _exact, "oddgen": _oddgen}

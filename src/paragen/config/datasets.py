@@ -84,10 +84,31 @@ class HeadlineSyntheticDataset(_Strict):
     max_target_length: PositiveInt = Field(12, description="the headline keeps at most this many content words")
     rewrite_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
         0.3, description="share of content word types the headline rewrites through a fixed word-to-word map")
+    merge_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.0, description="many-to-one: share of content word types merged in groups of merge_size, each group "
+        "written as one headline word m<g>")
+    merge_size: Annotated[int, Field(ge=2, le=10)] = Field(2, description="content types per merged group")
+    context_fraction: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.0, description="one-to-many: share of content word types with two headline forms a<i> / b<i>, chosen by "
+        "the source's register marker (xa or xb, its first token; every source gets one when this is above 0)")
+    duplicate_share: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.0, description="probability that a source repeats one of its content words at a later, non-adjacent "
+        "filler position; the headline mentions the word once (its first occurrence)")
+    reverse_share: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.0, description="probability that a source starts with the marker xrev, whose headline lists its kept "
+        "content words in reverse order (an alignment that is not monotonic)")
     seed: int = 1
     evaluation: Evaluation = Field(
         default_factory=lambda: Evaluation(metrics=["rouge", "oddgen"], rouge_unit="word"),
         description="how `paragen evaluate` scores the test outputs (the words c<i>/r<i> are ROUGE words)")
+
+    @model_validator(mode="after")
+    def _type_shares_fit(self) -> "HeadlineSyntheticDataset":
+        total = self.rewrite_fraction + self.merge_fraction + self.context_fraction
+        if total > 1.0 + 1e-9:
+            raise ValueError(f"rewrite_fraction + merge_fraction + context_fraction is {total:g}: the three draw "
+                             "disjoint sets of content word types, so together at most 1")
+        return self
 
     @model_validator(mode="after")
     def _range_ordered(self) -> "HeadlineSyntheticDataset":

@@ -118,11 +118,12 @@ class ParagenConfig(_Strict):
                                      f"with; allowed values: {allowed}")
 
     def comparison_metrics(self, dataset: str) -> list[str]:
-        """Metrics a paired bootstrap can resample on ``dataset``'s test set (odd-generation counts cannot)."""
+        """Metrics a paired bootstrap can resample on ``dataset``'s test set (odd generation: the share of sentences
+        without it)."""
         spec = self.datasets[dataset]
         if isinstance(spec, SyntheticDataset):
             return ["exact"]
-        return [m for m in spec.evaluation.metrics if m != "oddgen"]
+        return list(spec.evaluation.metrics)
 
     def comparison_metric(self, table: TableConfig, comparison: Comparison) -> str:
         """The metric a comparison resamples: its own, or the first its dataset allows."""

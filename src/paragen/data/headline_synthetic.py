@@ -10,6 +10,15 @@ q_j, or attention) can be scored against the truth:
   types through a word-to-word mapping ``c<i> -> r<i>`` (the inflection-like rewrites of 004 Table 4);
 - ``<split>.align`` holds, per pair, the Pharaoh-style ``i-j`` links: source position i produced target
   position j (0-based), one link per target token.
+
+The options below make an attentional EncDec meet what 004 targets (odd generation: repeats and dropped content,
+and misalignment); each is off (0) by default, and off they leave the data draw for draw as without them:
+
+- ``merge_fraction``: many-to-one rewrites, groups of ``merge_size`` content types written as one word ``m<g>``;
+- ``context_fraction``: one-to-many rewrites, types written ``a<i>`` or ``b<i>`` by the source's register marker
+  (``xa`` / ``xb``, its first token, not linked);
+- ``duplicate_share``: a content word repeated later in the source, mentioned once (its first occurrence);
+- ``reverse_share``: the marker ``xrev`` in front, and the headline's content in reverse order.
 """
 
 from __future__ import annotations
@@ -51,32 +60,83 @@ def rewritten_types(spec: HeadlineSyntheticDataset) -> frozenset[int]:
     return frozenset(random.Random(f"{spec.seed}-rewrites").sample(range(spec.content_words), count))
 
 
-def make_pair(rng: random.Random, spec: HeadlineSyntheticDataset, rewrites: frozenset[int]) -> AlignedPair:
-    """One source and its headline; at least one content word, so no headline is empty."""
+REVERSE_MARKER = "xrev"
+REGISTER_MARKERS = ("xa", "xb")
+
+
+@dataclass(frozen=True)
+class TypeForms:
+    """How the headline writes each content word type: rewritten (``r<i>``), merged into a group (``m<g>``) or
+    by register (``a<i>`` / ``b<i>``); any other type is copied."""
+
+    rewrites: frozenset[int]
+    merged: dict[int, int]  # content type -> group
+    by_register: frozenset[int]
+
+    def form(self, word: int, register: int | None) -> str:
+        if word in self.rewrites:
+            return rewritten_word(word)
+        if word in self.merged:
+            return f"m{self.merged[word]}"
+        if word in self.by_register and register is not None:
+            return f"{'ab'[register]}{word}"
+        return content_word(word)
+
+
+def type_forms(spec: HeadlineSyntheticDataset) -> TypeForms:
+    """The rewritten types (:func:`rewritten_types`, unchanged), then disjoint merged and register-dependent sets
+    drawn from the other types, each from its own seeded stream (the same in every split)."""
+    rewrites = rewritten_types(spec)
+    rest = [w for w in range(spec.content_words) if w not in rewrites]
+    random.Random(f"{spec.seed}-forms").shuffle(rest)
+    merged_count = round(spec.merge_fraction * spec.content_words) // spec.merge_size * spec.merge_size
+    merged = {w: k // spec.merge_size for k, w in enumerate(sorted(rest[:merged_count]))}
+    register_count = round(spec.context_fraction * spec.content_words)
+    return TypeForms(rewrites, merged, frozenset(rest[merged_count:merged_count + register_count]))
+
+
+def make_pair(rng: random.Random, spec: HeadlineSyntheticDataset, rewrites: frozenset[int] | TypeForms) \
+        -> AlignedPair:
+    """One source and its headline; at least one content word, so no headline is empty. The options' draws
+    come after the base draws and only when the option is on."""
+    forms = rewrites if isinstance(rewrites, TypeForms) else TypeForms(rewrites, {}, frozenset())
     length = rng.randint(*spec.source_length)
     is_content = [rng.random() < spec.content_share for _ in range(length)]
     if not any(is_content):
         is_content[rng.randrange(length)] = True
     words = [rng.randrange(spec.content_words if content else spec.filler_words) for content in is_content]
     source = [content_word(w) if content else filler_word(w) for w, content in zip(words, is_content)]
-    target, links = [], []
+    repeated: set[int] = set()  # positions of a content word's later mention: dropped like a filler
+    if spec.duplicate_share > 0 and rng.random() < spec.duplicate_share:
+        first = rng.choice([i for i, c in enumerate(is_content) if c])
+        later = [i for i in range(first + 2, length) if not is_content[i]]
+        if later:
+            position = rng.choice(later)
+            words[position], is_content[position] = words[first], True
+            source[position] = content_word(words[first])
+            repeated.add(position)
+    reverse = spec.reverse_share > 0 and rng.random() < spec.reverse_share
+    register = rng.randrange(2) if spec.context_fraction > 0 else None
+    prefix = ([REGISTER_MARKERS[register]] if register is not None else []) + ([REVERSE_MARKER] if reverse else [])
+    kept = []
     for position, (word, content) in enumerate(zip(words, is_content)):
-        if not content:
+        if not content or position in repeated:
             continue
-        if len(target) == spec.max_target_length:
+        if len(kept) == spec.max_target_length:
             break
-        links.append((position, len(target)))
-        target.append(rewritten_word(word) if word in rewrites else content_word(word))
-    return AlignedPair(source, target, links)
+        kept.append((position + len(prefix), forms.form(word, register)))
+    if reverse:
+        kept.reverse()
+    return AlignedPair(prefix + source, [form for _, form in kept], [(i, j) for j, (i, _) in enumerate(kept)])
 
 
 def generate(spec: HeadlineSyntheticDataset) -> dict[str, list[AlignedPair]]:
     """Every split; deterministic for ``spec.seed``. Splits are drawn independently from one generator, so a
     test source may repeat a training one only by chance."""
     rng = random.Random(spec.seed)
-    rewrites = rewritten_types(spec)
+    forms = type_forms(spec)
     sizes = {"train": spec.train_pairs, "valid": spec.valid_pairs, "test": spec.test_pairs}
-    return {split: [make_pair(rng, spec, rewrites) for _ in range(sizes[split])] for split in SPLITS}
+    return {split: [make_pair(rng, spec, forms) for _ in range(sizes[split])] for split in SPLITS}
 
 
 def write_splits(splits: dict[str, list[AlignedPair]], out_dir: str | Path) -> None:

@@ -8,18 +8,18 @@ from pathlib import Path
 
 from paragen import pipeline
 from paragen.atomic import write_text
-from paragen.config import (ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset, TableConfig,
-                            TrainingConfig)
+from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
 from paragen.data.synthetic import tag_column
 from paragen.report.closest_epoch import closest_epoch, mean_rows
 from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_copy_heatmap, plot_curves,
                                     plot_odd_generation, plot_training_panels, plot_type_curves, read_log)
-from paragen.models.pretrained import EmbeddingInit
 from paragen.report.parameters import count_cell
 from paragen.runlock import lock_holder
 from paragen.stopping_rule import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
+from paragen.report.captions import (absent_reason, ceiling_text, describe_embeddings, describe_hardware,
+                                     describe_scale, describe_systems, hardware_summary)
 from paragen.report.comparisons import comparison_lines
-from paragen.report.tables import (ABSENT, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
+from paragen.report.tables import (Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
                                    read_rescored, to_csv, to_latex, to_markdown)
 from paragen.seeds import replica_runs, replicas
 
@@ -27,156 +27,6 @@ log = logging.getLogger(__name__)
 
 TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 """Which rule type's example the heat map shows: the richest copying pattern available."""
-
-
-def _beams_text(config: ParagenConfig, experiments: list[str]) -> str:
-    beams = sorted({config.decoding[config.experiments[e].decoding].beam_size for e in experiments})
-    return f"beam {', '.join(map(str, beams))}."
-
-
-def _model_text(config: ParagenConfig, experiments: list[str]) -> str:
-    by_size: dict[str, list[str]] = {}  # models of one size are named together
-    for model_name in dict.fromkeys(config.experiments[e].model for e in experiments):
-        m = config.models[model_name]
-        if m.architecture == "transformer":
-            size = (f"Transformer {m.encoder_layers}+{m.decoder_layers} layers, d_model {m.embedding_size}, "
-                    f"{m.heads} heads x d_k {m.key_size}, feed-forward {m.feedforward_width}, dropout {m.dropout}")
-        else:
-            size = (f"{'bi-' if m.bidirectional else ''}{m.cell.upper()} {m.encoder_layers}+{m.decoder_layers} "
-                    f"layers, hidden {m.hidden_size} / embedding {m.embedding_size}, dropout {m.dropout}")
-        by_size.setdefault(size, []).append(model_name)
-    return "; ".join(f"{', '.join(names)}: {size}" for size, names in by_size.items()) + "; " + \
-        _beams_text(config, experiments)
-
-
-def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
-    """Caption text naming the data scale, model sizes and decoding of the rows."""
-    first = config.experiments[experiments[0]]
-    data = config.datasets[first.dataset]
-    if isinstance(data, RealDataset):
-        datasets = dict.fromkeys(config.experiments[e].dataset for e in experiments)
-        data_text = "; ".join(
-            f"{name}: {config.datasets[name].segmentation} tokens, vocabulary "
-            f"{config.datasets[name].vocab_size or 'all'}" for name in datasets)
-        perl = [config.datasets[name].evaluation for name in datasets if config.datasets[name].evaluation.rouge_perl]
-        scoring = "" if not perl else " ROUGE-1.5.5's -m: " + (
-            "WordNet 2.0 exception lists, then Porter stemming." if perl[0].rouge_perl_exceptions == "wordnet" else
-            "Porter stemming alone, no WordNet exception lists (the setting that reproduced a published Gigaword "
-            "score; docs/measurements.md).")
-        return f"Data: {data_text}.{scoring} Models: " + _model_text(config, experiments)
-    if isinstance(data, HeadlineSyntheticDataset):
-        low, high = data.source_length
-        return (f"Data: the headline stand-in (not the paper's setup), {data.train_pairs:,} / {data.valid_pairs:,} / "
-                f"{data.test_pairs:,} train / valid / test pairs, sources of {low}-{high} tokens drawn from "
-                f"{data.content_words} content and {data.filler_words} filler word types ({data.content_share:.0%} "
-                f"content), headlines of the first {data.max_target_length} content words at most, "
-                f"{data.rewrite_fraction:.0%} of the content types rewritten c<i> -> r<i>, seed {data.seed}. Models: "
-                + _model_text(config, experiments))
-    sizes = sorted({(config.models[config.experiments[e].model].hidden_size,
-                     config.models[config.experiments[e].model].embedding_size) for e in experiments})
-    size_text = ", ".join(f"hidden {h} / embedding {e}" for h, e in sizes)
-    return (f"Scale: {data.rules} rules × {data.instances_per_rule} instances "
-            f"(paper: 200 × 200), {data.symbols} symbols, seed {data.seed}; "
-            f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; " + _beams_text(config, experiments))
-
-
-def hardware_summary(run_dirs: dict[str, Path]) -> str:
-    """Caption text: the devices and the wall time summed over the runs (the per-run list is the table's setup)."""
-    minutes, devices, runs = 0.0, set(), 0
-    for run_dir in run_dirs.values():
-        sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
-        if sessions_path.exists() and log_path.exists():
-            devices.update(s["device"] for s in json.loads(sessions_path.read_text(encoding="utf-8")))
-            minutes += sum(r["wall_time_s"] for r in read_log(log_path)) / 60
-            runs += 1
-    if not runs:
-        return ""
-    return f" Trained on {' and '.join(sorted(devices))}: {minutes:.0f} min of training over {runs} run(s)."
-
-
-def describe_hardware(run_dirs: dict[str, Path]) -> str:
-    """Setup text: the device each row trained on, its wall time, and where a run was split across processes.
-
-    Read from each run's ``sessions.json`` (written by training) and the ``wall_time_s`` of its log; rows whose
-    run predates session records are left out rather than guessed.
-    """
-    parts, devices = [], set()
-    for row, run_dir in run_dirs.items():
-        sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
-        if not (sessions_path.exists() and log_path.exists()):
-            continue
-        sessions = json.loads(sessions_path.read_text(encoding="utf-8"))
-        minutes = sum(r["wall_time_s"] for r in read_log(log_path)) / 60
-        devices.update(s["device"] for s in sessions)
-        split = ("" if len(sessions) <= 1 else ", resumed at epoch "
-                 + ", ".join(str(s["first_epoch"]) for s in sessions[1:]))
-        parts.append(f"{row} {minutes:.1f} min{split}")
-    if not parts:
-        return ""
-    return (f" Trained on {' and '.join(sorted(devices))}; wall time per row (training and per-epoch validation, "
-            f"summed over epochs): {'; '.join(parts)}.")
-
-
-def absent_reason(config: ParagenConfig, experiment: str) -> str:
-    dataset = config.dataset_of(experiment)
-    system = config.systems.get(experiment)
-    if system is not None and system.input != "source" and dataset in config.data:
-        return f"not run: it rewrites the output of {system.input}, which cannot run ({absent_reason(config, system.input)})"
-    return f"{ABSENT} ({dataset} is not switched on; fetch it, then run with `--config data='[{dataset}]'`)"
-
-
-def sweep_summary(config: ParagenConfig, name: str) -> str:
-    """", over N seeds: SARI m ± sd, ..." for a skip row whose sweep includes its own probability."""
-    from paragen.simplification.skip_sweep import summary_at
-
-    spec = config.systems[name]
-    path = Path(pipeline.sweep_outputs(name)[1])
-    found = summary_at(path, spec.probability) if spec.sweep and path.exists() else None
-    if found is None:
-        return ""
-    seeds, scores = found
-    shown = ", ".join(f"{m.upper()} {mean:.2f} ± {sd:.2f}" for m, (mean, sd) in scores.items())
-    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {shown}; every p in {pipeline.sweep_outputs(name)[0]})"
-
-
-def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:
-    """" Embeddings: ROW: GloVe for N of V words; ..." for rows whose model starts from pretrained vectors."""
-    parts = []
-    for row, exp in rows.items():
-        if exp not in config.experiments or not config.models[config.experiments[exp].model].pretrained_embeddings:
-            continue
-        path = Path(pipeline.embeddings_path(exp))
-        if path.exists():
-            parts.append(f"{row}: " + EmbeddingInit(**json.loads(path.read_text(encoding="utf-8"))).describe())
-    return (" Embeddings: " + "; ".join(parts) + ".") if parts else ""
-
-
-def describe_systems(config: ParagenConfig, names: list[str]) -> str:
-    """Caption text for the rows that need no training: what each computes."""
-    parts = []
-    for name in names:
-        s = config.systems[name]
-        if s.method == "skip" and s.seeds > 1:
-            parts.append(f"{name}: each word dropped with p = {s.probability}; its cells are the mean over seeds "
-                         f"{s.seed}..{s.seed + s.seeds - 1}"
-                         + (f" (every p in {pipeline.sweep_outputs(name)[0]})" if s.sweep else ""))
-        elif s.method == "skip":
-            parts.append(f"{name}: each word dropped with p = {s.probability}, seed {s.seed}" + sweep_summary(config, name))
-        elif s.method == "oracle" and s.reference == "leave_one_out":
-            parts.append(f"{name}: each reference of the test set in turn as output, scored against the other "
-                         "references, averaged (leave-one-out: a reference is never scored against itself)")
-        elif s.method == "oracle":
-            parts.append(f"{name}: reference {s.reference} of the test set as output, scored against all references "
-                         "(itself included)")
-        elif s.method == "paraphrase":
-            on = "the source" if s.input == "source" else f"the output of {s.input}"
-            parts.append(f"{name}: the {s.granularity} rules of {s.rules} applied to {on}")
-        else:
-            parts.append(f"{name}: the source unchanged")
-    used = [r for r in dict.fromkeys(config.systems[n].rules for n in names) if r is not None]
-    notes = [f"Rules {r}: {config.rules[r].title}, applied longest match first, left to right, the highest weight "
-             f"where several apply.{' ' + config.rules[r].note if config.rules[r].note else ''}" for r in used]
-    return ("Rows without training: " + "; ".join(parts) + "." + "".join(f" {n}" for n in notes)) if parts else ""
 
 
 def _write(table: ResultTable) -> None:
@@ -198,6 +48,7 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
                + (describe_scale(config, experiments) if experiments else "")
                + (f" Test sentences: {', '.join(counts)}." if counts else "")
+               + (ceiling_text(config, experiments) if experiments else "")
                + (f" {spec.note}" if spec.note else "")
                + ("" if paper.rows else " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None

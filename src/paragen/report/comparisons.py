@@ -9,7 +9,8 @@ from paragen import pipeline
 from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.report.tables import ABSENT
 
-METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2"}
+METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
+                "oddgen": "sentences without odd generation (%)"}
 
 
 def p_text(p_value: float, samples: int) -> str:

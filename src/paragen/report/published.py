@@ -87,7 +87,7 @@ def score_published_outputs(mirror: str | Path) -> list[Row]:
 def _report_protocol_rows(mirror: Path, name: str, test_set: dict, sources: list[str], references: list[list[str]],
                           tolerance: dict) -> list[Row]:
     """The systems a test set scores under 003's protocol (its ``report_protocol`` entry), against 003-T1."""
-    from paragen.simplification.report_protocol import BLEU_FORM, SARI_FORM, TurkTest, protocol_scores
+    from paragen.simplification.report_protocol import SARI_FORM, TurkTest, protocol_scores
 
     if not test_set.get("report_protocol"):
         return []
