@@ -615,7 +615,7 @@ def _parser() -> argparse.ArgumentParser:
             "paper's headline comparison), on every test split, scored as its table scores them")
     p.add_argument("--experiment", required=True, help="the experiment tested (e.g. the paper's model)")
     p.add_argument("--baseline", required=True, help="the experiment it is compared with")
-    p.add_argument("--metric", required=True, choices=["exact", "bleu", "sari", "rouge"],
+    p.add_argument("--metric", required=True, choices=["exact", "bleu", "sari", "rouge", "oddgen"],
                    help="what is resampled (rouge: ROUGE-2); must be one the dataset is scored with")
     p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--out", type=output_file, required=True, help="the result as JSON")

@@ -32,9 +32,9 @@ class Comparison(_Strict):
 
     row: str = Field(description="the row the paper proposes (e.g. CopyNet)")
     baseline: str = Field(description="the row it is compared with (e.g. RNNSearch)")
-    metric: Literal["exact", "bleu", "sari", "rouge"] | None = Field(
+    metric: Literal["exact", "bleu", "sari", "rouge", "oddgen"] | None = Field(
         None, description="what is resampled; default: exact match on rule data, else the dataset's first "
-        "evaluation metric (ROUGE: ROUGE-2)")
+        "evaluation metric (ROUGE: ROUGE-2; oddgen: the share of sentences without odd generation)")
     samples: PositiveInt = Field(1000, description="bootstrap resamples")
 
 
