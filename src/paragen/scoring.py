@@ -250,7 +250,7 @@ def _oddgen(request: ScoreRequest, hyps: list[str]):
     counts = odd_generation([h.split() for h in hyps], refs).as_dict()
     stats = lambda h: np.array([[float(repeats(o.split(), r) > 0 or shortfall(o.split(), r) > 0)]  # noqa: E731
                                 for o, r in zip(h, refs)])
-    return ({"score": counts, "bootstrap_on": "sentences without odd generation (%)"}, None, stats,
+    return ({"score": counts, "bootstrap_on": "oddgen"}, None, stats,
             lambda rows: 100.0 * (1.0 - float(rows.mean())))
 
 
