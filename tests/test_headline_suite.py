@@ -253,3 +253,25 @@ def test_aligned_pairs_table_lists_each_group_beside_the_papers_examples(tmp_pat
     assert "spm_gigaword,EncDec+SPM,shorter,1,quake,earthquake,1" in csv_text
     table = (tmp_path / "results/tables/spm_gigaword.md").read_text()
     assert "| EncDec | 45.74 / 30.00 (-15.74) |" in table
+
+
+def test_compare_resamples_odd_generation_through_the_cli(tmp_path, monkeypatch, capsys):
+    """Gold "c1 c2" on both lines; EncDec repeats c1 on line 1, EncDec+SPM is clean: 50 % vs 100 % of sentences
+    without odd generation."""
+    from paragen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())
+    gold = tmp_path / "data/prepared/headline_small"
+    gold.mkdir(parents=True)
+    (gold / "test.src").write_text("c1 f1 c2\nc1 c2\n")
+    (gold / "test.tgt").write_text("c1 c2\nc1 c2\n")
+    for experiment, lines in (("hs_spm", "c1 c2\nc1 c2\n"), ("hs_encdec", "c1 c1 c2\nc1 c2\n")):
+        (tmp_path / "runs" / experiment).mkdir(parents=True)
+        (tmp_path / "runs" / experiment / "test.hyp").write_text(lines)
+    out = tmp_path / "cmp.json"
+    assert main(["compare", "--experiment", "hs_spm", "--baseline", "hs_encdec", "--metric", "oddgen",
+                 "--out", str(out)]) == 0
+    test = json.loads(out.read_text())["splits"]["test"]
+    assert (test["score_b"], test["score_a"], test["on"]) == (100.0, 50.0, "oddgen")
+    assert "sentences without odd generation (%) on test: 100.00 vs 50.00" in capsys.readouterr().out
