@@ -364,3 +364,20 @@ def test_odd_generation_bars_are_the_mean_over_seeds_with_sd(tmp_path, monkeypat
     assert bars[0][0] == [12.0, 4.0] and bars[0][1] == pytest.approx([2 ** 0.5 * 2, 0.0])  # sd of 10, 14 = 2.83
     assert bars[0][2] == "EncDec (mean ± sd of 2 seeds)"
     assert bars[1] == ([10.0, 4.0], None, "SPM")
+
+
+def test_a_baseline_published_under_another_scoring_shows_no_difference_in_that_column(tmp_path):
+    from paragen.report.tables import Baseline, Column
+
+    columns = [Column("bleu", "BLEU", "bleu/score"), Column("bleu_003", "BLEU (003)", "x/score", paper="bleu")]
+    baseline = Baseline("SOTA", {"bleu": 73.08}, "T1", [
+        {"column": "bleu", "test_set": "turk", "system": "S", "metric": "BLEU"},
+        {"column": "bleu_003", "test_set": "turk", "system": "S", "metric": "BLEU (003)"}],
+        {"bleu_003": "published under the standard scoring"})
+    paper = PaperTable("P", "T1", "m", columns, {}, [baseline], 2, "simplification")
+    table = fill_table("t", "T", "C.", paper, {}, rescored={("turk", "S", "BLEU"): 73.08,
+                                                            ("turk", "S", "BLEU (003)"): 47.63})
+    assert table.cells[("SOTA", "bleu")].difference == pytest.approx(0.0)
+    cell = table.cells[("SOTA", "bleu_003")]
+    assert (cell.paper, cell.reproduced, cell.difference) == (73.08, 47.63, None)
+    assert cell.note.endswith("; published under the standard scoring")

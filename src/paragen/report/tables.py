@@ -45,6 +45,8 @@ class Baseline:
     source: str
     rescored: list[dict[str, str]] = field(default_factory=list)
     """Per column: {column, test_set, system, metric} of a row of results/tables/published_outputs.csv."""
+    not_comparable: dict[str, str] = field(default_factory=dict)
+    """Per column: why the published number was not scored the way the column scores (no difference shown)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class PaperTable:
                              f"papers; allowed values: {sorted(STUDIES)}")
         rows = {row: {str(k): float(v) for k, v in values.items()} for row, values in (raw.get("rows") or {}).items()}
         baselines = [Baseline(b["label"], {str(k): float(v) for k, v in b["values"].items()}, b["source"],
-                              b.get("rescored", [])) for b in raw.get("baselines", [])]
+                              b.get("rescored", []), b.get("not_comparable", {})) for b in raw.get("baselines", [])]
         return cls(raw["paper"], raw["table"], raw["metric"], [Column(**c) for c in raw["columns"]], rows, baselines,
                    int(raw.get("decimals", 1)), raw["study"])
 
@@ -275,6 +277,8 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
                             + ("" if published is not None else "; not in paper"))
             else:
                 cell = Cell(published, None, "released outputs not rescored (run `paragen published-outputs`)")
+            if column.key in baseline.not_comparable:
+                cell = replace(cell, compared=False, note=f"{cell.note}; {baseline.not_comparable[column.key]}")
             table.cells[(baseline.label, column.key)] = cell
     for row, source in row_sources.items():
         published = paper.rows.get(row, {})
