@@ -201,7 +201,7 @@ def test_stand_in_table_merges_alignment_accuracy_and_draws_figures_2_and_4(tmp_
     assert "| EncDec | — / 40.0 | — / 20.0 | — / 40.0 | — / 12.5 | — / — | — / 3 | — / 1 |" in md
     assert "| EncDec+SPM | — / 42.0 | — / 21.0 | — / 42.0 | — / 20.0 | — / 75.5 | — / 1 | — / 0 |" in md
     assert "EncDec, SPM alignment acc.: not applicable (alignment/source_prediction/accuracy is null" in md
-    assert "not a paper's setup" in md and "N/A" in md
+    assert "not a paper's setup" in md and "004 reports no number for it" in md
     for figure in ("alignment_heatmap", "oddgen", "valid_curves"):
         assert (tmp_path / f"results/figures/headline_synthetic_{figure}.png").stat().st_size > 0
     # a row whose alignment file is missing says so instead of showing a number

@@ -50,7 +50,8 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" Test sentences: {', '.join(counts)}." if counts else "")
                + (ceiling_text(config, experiments) if experiments else "")
                + (f" {spec.note}" if spec.note else "")
-               + ("" if paper.rows else " No paper reports numbers for these rows: every reproduced cell is ours."))
+               + ("" if paper.rows or paper.paper.startswith("none") else
+                  " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",

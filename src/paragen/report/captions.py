@@ -51,11 +51,9 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
         return f"Data: {data_text}.{scoring} Models: " + _model_text(config, experiments)
     if isinstance(data, HeadlineSyntheticDataset):
         low, high = data.source_length
-        return (f"Data: the headline stand-in (not the paper's setup), {data.train_pairs:,} / {data.valid_pairs:,} / "
-                f"{data.test_pairs:,} train / valid / test pairs, sources of {low}-{high} tokens drawn from "
-                f"{data.content_words} content and {data.filler_words} filler word types ({data.content_share:.0%} "
-                f"content), headlines of the first {data.max_target_length} content words at most, "
-                f"{data.rewrite_fraction:.0%} of the content types rewritten c<i> -> r<i>, seed {data.seed}. Models: "
+        return (f"Data: {data.train_pairs:,} / {data.valid_pairs:,} / {data.test_pairs:,} train / valid / test pairs, "
+                f"{low}-{high}-token sources from {data.content_words} content and {data.filler_words} filler types, "
+                f"headlines of at most {data.max_target_length} words, seed {data.seed}. Models: "
                 + _model_text(config, experiments))
     sizes = sorted({(config.models[config.experiments[e].model].hidden_size,
                      config.models[config.experiments[e].model].embedding_size) for e in experiments})
