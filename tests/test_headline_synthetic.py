@@ -14,28 +14,38 @@ SPEC = HeadlineSyntheticDataset(kind="headline_synthetic", train_pairs=300, vali
                                 max_target_length=5, rewrite_fraction=0.25, seed=3)
 
 
+class Scripted(random.Random):
+    """A generator whose draws are written out by hand: each kind of draw answers from its own list, in order
+    (a choice must be one of the options offered)."""
+
+    def __init__(self, ints=(), floats=(), picks=(), choices=()):
+        super().__init__(0)
+        self.ints, self.floats, self.picks, self.choices = map(iter, (ints, floats, picks, choices))
+
+    def randint(self, a, b):
+        return next(self.ints)
+
+    def random(self):
+        return next(self.floats)
+
+    def randrange(self, n):
+        return next(self.picks)
+
+    def choice(self, options):
+        value = next(self.choices)
+        assert value in options
+        return value
+
+
 def test_headline_keeps_content_in_order_drops_fillers_and_rewrites_through_the_fixed_map():
     # A hand-built case: fix the random draws by scripting them. 6 source tokens, content at 0, 2, 3, 5;
     # content word 7 is a rewritten type, 9 is not; max_target_length 3 cuts the last content word.
     spec = SPEC.model_copy(update={"max_target_length": 3})
 
-    class Scripted(random.Random):
-        def __init__(self):
-            super().__init__(0)
-            self.ints = iter([6])                            # source length
-            self.floats = iter([0.1, 0.9, 0.2, 0.3, 0.8, 0.4])  # < 0.5: content
-            self.picks = iter([9, 2, 7, 9, 5, 1])           # word ids: content 9, filler 2, content 7, 9, filler 5, 1
-
-        def randint(self, a, b):
-            return next(self.ints)
-
-        def random(self):
-            return next(self.floats)
-
-        def randrange(self, n):
-            return next(self.picks)
-
-    pair = make_pair(Scripted(), spec, frozenset({7}))
+    scripted = Scripted(ints=[6],                                # source length
+                        floats=[0.1, 0.9, 0.2, 0.3, 0.8, 0.4],       # < 0.5: content
+                        picks=[9, 2, 7, 9, 5, 1])  # word ids: content 9, filler 2, content 7, 9, filler 5, 1
+    pair = make_pair(scripted, spec, frozenset({7}))
     assert pair.source == ["c9", "f2", "c7", "c9", "f5", "c1"]
     assert pair.target == ["c9", "r7", "c9"]   # c1 (position 5) is past max_target_length
     assert pair.links == [(0, 0), (2, 1), (3, 2)]
@@ -115,30 +125,12 @@ def test_the_options_scripted_by_hand():
     spec = SPEC.model_copy(update={"max_target_length": 10, "duplicate_share": 1.0, "reverse_share": 1.0,
                                    "context_fraction": 0.1})
 
-    class Scripted(random.Random):
-        def __init__(self):
-            super().__init__(0)
-            self.ints = iter([6])
-            self.floats = iter([0.1, 0.9, 0.2, 0.3, 0.8, 0.7, 0.0, 0.0])  # content flags; repeat? yes; reverse? yes
-            self.picks = iter([9, 2, 3, 4, 5, 1, 1])                      # word ids, then register 1 (xb)
-            self.choices = iter([0, 5])                                   # repeat c9 (position 0) at position 5
-
-        def randint(self, a, b):
-            return next(self.ints)
-
-        def random(self):
-            return next(self.floats)
-
-        def randrange(self, n):
-            return next(self.picks)
-
-        def choice(self, options):
-            value = next(self.choices)
-            assert value in options
-            return value
-
+    scripted = Scripted(ints=[6],
+                        floats=[0.1, 0.9, 0.2, 0.3, 0.8, 0.7, 0.0, 0.0],  # content flags; repeat? yes; reverse? yes
+                        picks=[9, 2, 3, 4, 5, 1, 1],                      # word ids, then register 1 (xb)
+                        choices=[0, 5])                                   # repeat c9 (position 0) at position 5
     forms = TypeForms(frozenset({7}), {3: 0, 4: 0}, frozenset({9}))
-    pair = make_pair(Scripted(), spec, forms)
+    pair = make_pair(scripted, spec, forms)
     assert pair.source == ["xb", "xrev", "c9", "f2", "c3", "c4", "f5", "c9"]
     assert pair.target == ["m0", "m0", "b9"]
     assert pair.links == [(5, 0), (4, 1), (2, 2)]

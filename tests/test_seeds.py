@@ -128,19 +128,33 @@ def test_epoch_band_is_mean_and_sd_over_the_runs_that_reached_each_epoch():
     assert band.sds[2] != band.sds[2]  # one run: no spread (NaN, drawn as a gap)
 
 
-def test_curves_of_seeded_rows_draw_a_band(tmp_path, monkeypatch):
+def _record_bands(monkeypatch) -> dict:
+    """What plot_curves passes to fill_between (x, low, high), while still drawing it."""
     from paragen.report import figures
 
-    drawn = {}
+    drawn: dict = {}
     real_fill = figures.plt.Axes.fill_between
     monkeypatch.setattr(figures.plt.Axes, "fill_between",
                         lambda self, x, low, high, **kw: drawn.update(x=list(x), low=list(low), high=list(high))
                         or real_fill(self, x, low, high, **kw))
+    return drawn
+
+
+def _seed_logs(tmp_path, runs: tuple[tuple[float, ...], ...]) -> list:
+    """One train_log.csv per seed run, its validation metric per epoch."""
     logs = []
-    for seed, values in ((1, (10.0, 20.0)), (2, (14.0, 22.0))):
+    for seed, values in enumerate(runs, start=1):
         path = tmp_path / f"log{seed}.csv"
         path.write_text("epoch,valid_metric\n" + "".join(f"{e},{v}\n" for e, v in enumerate(values, start=1)))
         logs.append(path)
+    return logs
+
+
+def test_curves_of_seeded_rows_draw_a_band(tmp_path, monkeypatch):
+    from paragen.report import figures
+
+    drawn = _record_bands(monkeypatch)
+    logs = _seed_logs(tmp_path, ((10.0, 20.0), (14.0, 22.0)))
     figures.plot_curves({"CopyNet": logs}, tmp_path / "curves.png", "acc", "title")
     assert drawn["x"] == [1.0, 2.0]
     assert drawn["low"] == pytest.approx([12 - 2 * 2 ** 0.5, 21 - 2 ** 0.5])
@@ -237,20 +251,13 @@ def test_a_comparison_whose_rows_cannot_run_says_why():
 def test_a_band_is_clipped_to_the_metric_and_drawn_only_where_every_seed_ran(tmp_path, monkeypatch):
     from paragen.report import figures
 
-    drawn = {}
-    real_fill = figures.plt.Axes.fill_between
-    monkeypatch.setattr(figures.plt.Axes, "fill_between",
-                        lambda self, x, low, high, **kw: drawn.update(x=list(x), low=list(low), high=list(high))
-                        or real_fill(self, x, low, high, **kw))
+    drawn = _record_bands(monkeypatch)
     legend = {}
     real_legend = figures.plt.Figure.legend
     monkeypatch.setattr(figures.plt.Figure, "legend", lambda self, handles, labels, **kw: legend.update(
         labels=list(labels), loc=kw.get("loc")) or real_legend(self, handles, labels, **kw))
-    logs = []  # means 97 and 3 with sd 3 sqrt 2 = 4.24: the band crosses 100 and 0; seed 2 stops after epoch 2
-    for seed, values in ((1, (100.0, 0.0, 50.0)), (2, (94.0, 6.0))):
-        path = tmp_path / f"log{seed}.csv"
-        path.write_text("epoch,valid_metric\n" + "".join(f"{e},{v}\n" for e, v in enumerate(values, start=1)))
-        logs.append(path)
+    # means 97 and 3 with sd 3 sqrt 2 = 4.24: the band crosses 100 and 0; seed 2 stops after epoch 2
+    logs = _seed_logs(tmp_path, ((100.0, 0.0, 50.0), (94.0, 6.0)))
     figures.plot_curves({"CopyNet": logs}, tmp_path / "curves.png", "acc", "title")
     sd = 3 * 2 ** 0.5  # |100 - 94| / sqrt 2 = |0 - 6| / sqrt 2
     assert drawn["x"] == [1.0, 2.0]  # epoch 3 has one run: no mean over fewer seeds than the label says

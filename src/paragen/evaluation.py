@@ -10,7 +10,8 @@ or, where ``evaluation.rouge_perl`` says so, the official ROUGE-1.5.5 (SPM's Gig
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable, Iterator
 
 from paragen import pipeline
 from paragen.config import Evaluation, HeadlineSyntheticDataset, ParagenConfig, RealDataset
@@ -64,32 +65,45 @@ def _mean_results(results: list[Any]) -> Any:
     return first
 
 
-def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
-    """The skip baseline over its seeds (seed, seed + 1, ...): every metric averaged over the outputs, the
-    per-seed values kept under ``per_seed``. One seed's output is one draw of a random procedure; the row's cell
-    is their mean (the test output file holds the first seed's)."""
+def skip_runs(evaluation: Evaluation, directory: str, points: Iterable[tuple[float, int]], remove_bpe: bool = False,
+              protocol: Any = None) -> Iterator[dict[str, Any]]:
+    """The skip baseline's output at each (drop probability, seed) of ``points``, scored as the table's rows are
+    (the outputs are scratch files); ``protocol``: a :class:`~paragen.simplification.report_protocol.TurkTest` to
+    also score each output under 003's protocol."""
     import tempfile
 
     from paragen.simplification.systems import skip
 
+    sources = read_lines(f"{directory}/test.src")
+    with tempfile.TemporaryDirectory() as scratch:
+        hyp = Path(scratch) / "test.hyp"
+        for probability, seed in points:
+            lines = skip(sources, probability, seed)
+            hyp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            run = evaluate_output(evaluation, directory, str(hyp), remove_bpe)
+            if protocol is not None:
+                from paragen.simplification.report_protocol import protocol_scores
+
+                run["report_protocol"] = protocol_scores(protocol, lines, f"skip output, seed {seed}")
+            yield run
+
+
+def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
+    """The skip baseline over its seeds (seed, seed + 1, ...): every metric averaged over the outputs, the
+    per-seed values kept under ``per_seed``. One seed's output is one draw of a random procedure; the row's cell
+    is their mean (the test output file holds the first seed's)."""
     spec = config.systems[name]
     dataset = config.datasets[spec.dataset]
     assert isinstance(dataset, RealDataset)
     directory = pipeline.experiment_data(config, name).directory
-    sources = read_lines(f"{directory}/test.src")
     seeds = list(range(spec.seed, spec.seed + spec.seeds))
-    runs = []
-    with tempfile.TemporaryDirectory() as scratch:
-        for seed in seeds:
-            hyp = f"{scratch}/test.hyp"
-            with open(hyp, "w", encoding="utf-8") as handle:
-                handle.writelines(line + "\n" for line in skip(sources, spec.probability, seed))
-            run = evaluate_output(dataset.evaluation, directory, hyp)
-            if dataset.evaluation.report_protocol:
-                from paragen.simplification.report_protocol import score_file
+    protocol = None
+    if dataset.evaluation.report_protocol:  # the Turk files read once for every seed
+        from paragen.simplification.report_protocol import read_turk_test
 
-                run["report_protocol"] = score_file(hyp)
-            runs.append(run)
+        protocol = read_turk_test()
+    runs = list(skip_runs(dataset.evaluation, directory, [(spec.probability, seed) for seed in seeds],
+                          restores_bpe(dataset), protocol))
     result = _mean_results(runs)
     for metric in dataset.evaluation.metrics:  # the outputs were scratch files; the run's file holds the first seed's
         result[metric]["hyp"] = f"{pipeline.hyp_path(name)} and seeds {seeds[1]}..{seeds[-1]} computed in memory"

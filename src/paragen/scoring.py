@@ -244,12 +244,11 @@ def _group_intervals(by_tag: dict[str, dict[str, Any]], correct: list[float], ta
 def _oddgen(request: ScoreRequest, hyps: list[str]):
     """004 §6.1's counts; the paired bootstrap resamples each sentence's odd/not odd (repeats beyond the gold, or
     shorter than the gold) and compares the share of sentences without odd generation (higher is better)."""
-    from paragen.metrics.oddgen import odd_generation, repeats, shortfall
+    from paragen.metrics.oddgen import is_odd, odd_generation
 
     refs = [r.split() for r in _read_references(request, hyps)[0]]
     counts = odd_generation([h.split() for h in hyps], refs).as_dict()
-    stats = lambda h: np.array([[float(repeats(o.split(), r) > 0 or shortfall(o.split(), r) > 0)]  # noqa: E731
-                                for o, r in zip(h, refs)])
+    stats = lambda h: np.array([[float(is_odd(o.split(), r))] for o, r in zip(h, refs)])  # noqa: E731
     return ({"score": counts, "bootstrap_on": "oddgen"}, None, stats,
             lambda rows: 100.0 * (1.0 - float(rows.mean())))
 

@@ -23,6 +23,11 @@ def shortfall(output: Sequence[str], reference: Sequence[str]) -> int:
     return max(0, len(reference) - len(output))
 
 
+def is_odd(output: Sequence[str], reference: Sequence[str]) -> bool:
+    """Either kind of odd generation: a token repeated beyond the gold, or shorter than the gold."""
+    return repeats(output, reference) > 0 or shortfall(output, reference) > 0
+
+
 @dataclass(frozen=True)
 class OddGeneration:
     sentences: int

@@ -248,6 +248,11 @@ def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: l
                 tuple((loaded.run.seed, v) for loaded, v in zip(runs, values)))
 
 
+def _not_compared(cell: Cell, reason: str) -> Cell:
+    """The cell without a difference to the paper, its note saying why."""
+    return replace(cell, compared=False, note="; ".join(filter(None, [cell.note, reason])))
+
+
 def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sources: dict[str, RowSource],
                rescored: dict[tuple[str, str, str], float] | None = None,
                extras: dict[str, dict[str, Path]] | None = None,
@@ -278,7 +283,7 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
             else:
                 cell = Cell(published, None, "released outputs not rescored (run `paragen published-outputs`)")
             if column.key in baseline.not_comparable:
-                cell = replace(cell, compared=False, note=f"{cell.note}; {baseline.not_comparable[column.key]}")
+                cell = _not_compared(cell, baseline.not_comparable[column.key])
             table.cells[(baseline.label, column.key)] = cell
     for row, source in row_sources.items():
         published = paper.rows.get(row, {})
@@ -293,6 +298,6 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
                 cell = row_cell(number, loaded, column.value, notes)
             reason = (not_comparable or {}).get(row)
             if reason and cell.reproduced is not None:  # shown, but no difference: it is not the paper's system
-                cell = replace(cell, compared=False, note="; ".join(filter(None, [cell.note, reason])))
+                cell = _not_compared(cell, reason)
             table.cells[(row, column.key)] = cell
     return table

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-import tempfile
 from pathlib import Path
 
 from tqdm import tqdm
@@ -19,10 +18,8 @@ from paragen import pipeline
 from paragen.pipeline import sweep_outputs
 from paragen.atomic import atomic_path, write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset
-from paragen.data.corpus import read_lines
-from paragen.evaluation import evaluate_output
+from paragen.evaluation import restores_bpe, skip_runs
 from paragen.scoring import headline
-from paragen.simplification.systems import skip
 
 METRIC_LABELS = {"sari": "SARI", "bleu": "BLEU", "rouge": "ROUGE"}
 
@@ -36,19 +33,17 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
     dataset = config.datasets[spec.dataset]
     assert isinstance(dataset, RealDataset)
     directory = pipeline.experiment_data(config, name).directory
-    sources = read_lines(Path(directory) / "test.src")
     results: dict[float, dict[str, list[float]]] = {}
     points = [(p, spec.seed + k) for p in spec.sweep for k in range(spec.seeds)]
-    with tempfile.TemporaryDirectory() as scratch:
-        hyp = Path(scratch) / "test.hyp"
-        for p, seed in tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet):
-            hyp.write_text("".join(line + "\n" for line in skip(sources, p, seed)), encoding="utf-8")
-            scores = headline(evaluate_output(dataset.evaluation, directory, str(hyp), dataset.segmentation == "bpe"))
-            for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
-                value = scores[metric]
-                for part, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
-                    column = part if part == metric else f"{metric}_{part}"
-                    results.setdefault(p, {}).setdefault(column, []).append(float(number))
+    runs = skip_runs(dataset.evaluation, directory, tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet),
+                     restores_bpe(dataset))
+    for (p, _), run in zip(points, runs):
+        scores = headline(run)
+        for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
+            value = scores[metric]
+            for part, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
+                column = part if part == metric else f"{metric}_{part}"
+                results.setdefault(p, {}).setdefault(column, []).append(float(number))
     return results
 
 
