@@ -1,5 +1,5 @@
 # paragen workflow. The DAG is not written here: every rule is generated from
-# params.yaml by paragen.pipeline.stages(), the same list dvc.yaml is rendered
+# params.yaml by paragen.pipeline.dag.stages(), the same list dvc.yaml is rendered
 # from, so `snakemake` and `dvc repro` run identical commands (see README.md).
 
 import sys
@@ -32,6 +32,6 @@ include: "workflow/rules/stages.smk"
 
 onsuccess:
     # outputs made here become known to DVC (dvc.lock), unless --config overrides made them
-    from paragen.dvc_record import record_after_snakemake
+    from paragen.pipeline.dvc_record import record_after_snakemake
 
     print(f"paragen: {record_after_snakemake(config)}")

@@ -194,8 +194,8 @@ def run_joeynmt(python: Path, env: dict[str, str], data: Path, workdir: Path, ar
 def run_paragen(data: Path, workdir: Path, args: argparse.Namespace) -> float:
     from paragen.config import ModelConfig, TrainingConfig
     from paragen.data.corpus import read_split
-    from paragen.training import train
-    from paragen.vocabulary import Vocabulary
+    from paragen.training.trainer import train
+    from paragen.data.vocabulary import Vocabulary
 
     train_data, valid_data = read_split(data, "train"), read_split(data, "dev")
     vocab = Vocabulary.build([train_data.sources, train_data.targets])

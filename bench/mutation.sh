@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing (issue 9): every small change mutmut makes to src/paragen/models/ and src/paragen/search.py
+# Mutation testing (issue 9): every small change mutmut makes to src/paragen/models/ and src/paragen/decoding/search.py
 # (an operator, a constant, a dropped call) must make a fast unit test fail. Prints the mutation score and
 # every surviving mutant with its diff. Usage, from the repository root with the project's .venv active:
 #     bash bench/mutation.sh            # MUTMUT_CHILDREN=2 by default

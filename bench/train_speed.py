@@ -18,12 +18,12 @@ import time
 
 import torch
 
-from paragen.batching import iterate_batches
+from paragen.data.batching import iterate_batches
 from paragen.config import load_config
-from paragen.decoding import translate
+from paragen.decoding.decode import translate
 from paragen.models import build_model
-from paragen.training import autocast, pick_device
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.training.trainer import autocast, pick_device
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 
 def corpus(n: int, length: int, words: list[str], rng: random.Random) -> list[list[str]]:

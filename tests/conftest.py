@@ -11,7 +11,7 @@ import torch
 
 from paragen.config import RECURRENT_ONLY, ModelConfig, load_config
 from paragen.models import build_model
-from paragen.vocabulary import Vocabulary
+from paragen.data.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_PARAMS = ROOT / "tests" / "fixtures" / "tiny_params.yaml"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from paragen.models.seq2seq import StepOutput
-from paragen.vocabulary import EOS_ID, SPECIALS, Vocabulary
+from paragen.data.vocabulary import EOS_ID, SPECIALS, Vocabulary
 
 A, B = 4, 5  # the two words of the scripted vocabulary (ids 0-3 are <pad> <unk> <s> </s>)
 WIDTH = 6

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from paragen.alignments import teacher_forced_alignments
+from paragen.decoding.alignments import teacher_forced_alignments
 from paragen.metrics.alignment import position_accuracy, word_accuracy
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 from scripted import ALIGN_VOCAB as VOCAB
 from scripted import ScriptedAligner as ScriptedModel

@@ -76,13 +76,13 @@ def _hybrid():
     return build_model(config, len(SPECIALS_) + len(VOCAB_WORDS)).eval()
 
 
-from paragen.vocabulary import SPECIALS as SPECIALS_, Vocabulary  # noqa: E402
+from paragen.data.vocabulary import SPECIALS as SPECIALS_, Vocabulary  # noqa: E402
 
 VOCAB = Vocabulary(list(SPECIALS_) + VOCAB_WORDS)
 
 
 def test_the_loss_adds_the_spelling_of_every_unknown_target_word_per_target_token(monkeypatch):
-    from paragen.batching import make_batch
+    from paragen.data.batching import make_batch
     from paragen.models.seq2seq import token_nll
 
     model = _hybrid()
@@ -106,7 +106,7 @@ def test_the_loss_adds_the_spelling_of_every_unknown_target_word_per_target_toke
 
 
 def test_decoding_spells_each_unk_of_the_top_output(monkeypatch):
-    from paragen.decoding import translate
+    from paragen.decoding.decode import translate
 
     model = _hybrid()
     with torch.no_grad():
@@ -131,7 +131,7 @@ def test_a_hybrid_model_trains_and_reloads_with_its_character_decoder(tmp_path, 
     from paragen.config import ModelConfig, TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training import load_model, train
+    from paragen.training.trainer import load_model, train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")
@@ -150,10 +150,10 @@ def test_a_hybrid_model_trains_and_reloads_with_its_character_decoder(tmp_path, 
 
 
 def test_validation_loss_is_the_word_nll_like_the_training_loss():
-    from paragen.batching import make_batch
+    from paragen.data.batching import make_batch
     from paragen.data.corpus import ParallelCorpus
     from paragen.models.seq2seq import token_nll
-    from paragen.training import validation_loss
+    from paragen.training.trainer import validation_loss
 
     model = _hybrid()
     sources, targets = [["a", "zz"], ["d"]], [["b", "zz"], ["yy", "e", "qq"]]

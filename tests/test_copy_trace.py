@@ -6,9 +6,9 @@ import matplotlib.text
 import pytest
 import torch
 
-from paragen.decoding import copy_examples, trace_copy_modes
+from paragen.decoding.decode import copy_examples, trace_copy_modes
 from paragen.report.figures import copy_heatmap_figure
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 from conftest import tiny_model
 

@@ -9,7 +9,7 @@ import torch
 
 from paragen.models.critic import RuleTable, critic_loss
 from paragen.simplification.ppdb import Rule
-from paragen.vocabulary import EOS_ID, PAD_ID, SPECIALS, Vocabulary
+from paragen.data.vocabulary import EOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 VOCAB = Vocabulary(list(SPECIALS) + ["the", "recipient", "winner", "won"])
 THE, RECIPIENT, WINNER, WON = (VOCAB.id(w) for w in ("the", "recipient", "winner", "won"))

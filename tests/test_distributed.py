@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from paragen.batching import batch_at, batch_order
+from paragen.data.batching import batch_at, batch_order
 from paragen.config import ModelConfig, TrainingConfig, load_config
 from paragen.data.corpus import ParallelCorpus, read_split
 from paragen.data.synthetic import generate, write_splits
-from paragen.distributed import DistributedError, World
+from paragen.training.distributed import DistributedError, World
 from paragen.models import build_model
-from paragen.training import pick_device, resume_digest, stale_parts, train
-from paragen.vocabulary import Vocabulary
+from paragen.training.trainer import pick_device, resume_digest, stale_parts, train
+from paragen.data.vocabulary import Vocabulary
 
 from conftest import TINY_PARAMS
 
@@ -69,7 +69,7 @@ def _train(data_dir: Path, run_dir: Path, dropout: float = 0.0, chars: bool = Fa
 
 def _worker(rank: int, size: int, port: int, work: Path) -> None:
     """One rank, as torchrun would start it: the environment, the CLI's process group, then train()."""
-    from paragen.distributed import process_group
+    from paragen.training.distributed import process_group
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size),
                       LOCAL_RANK=str(rank))

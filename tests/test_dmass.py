@@ -8,12 +8,12 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from paragen.batching import make_batch
+from paragen.data.batching import make_batch
 from paragen.config import ModelConfig
 from paragen.models.critic import RuleTable
 from paragen.models.dmass import DmassMemory
 from paragen.models.transformer import Transformer
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 VOCAB = Vocabulary(list(SPECIALS) + ["the", "recipient", "winner", "big", "large"])
 RECIPIENT, WINNER, BIG, LARGE = (VOCAB.id(w) for w in ("recipient", "winner", "big", "large"))
@@ -166,7 +166,7 @@ def test_dmass_and_critic_train_and_resume_exactly(tmp_path, tiny_config, mode):
     from paragen.config import CriticConfig, DmassConfig, TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training import load_model, train
+    from paragen.training.trainer import load_model, train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

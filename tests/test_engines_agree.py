@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from paragen.config import load_config
-from paragen.pipeline import PUBLISHED_OUTPUTS_CSV, write_dvc_yaml
+from paragen.pipeline.dag import PUBLISHED_OUTPUTS_CSV, write_dvc_yaml
 
 from conftest import ROOT, TINY_PARAMS
 

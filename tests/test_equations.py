@@ -12,11 +12,11 @@ import math
 import pytest
 import torch
 
-from paragen.batching import make_batch
+from paragen.data.batching import make_batch
 from paragen.models.attention import Attention
 from paragen.models.outputs import CopyOutput, WeanOutput
 from paragen.models.state import Encoded
-from paragen.vocabulary import BOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocabulary
+from paragen.data.vocabulary import BOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocabulary
 
 from conftest import tiny_model
 

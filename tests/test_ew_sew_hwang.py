@@ -136,7 +136,7 @@ def test_the_filter_belongs_to_its_recipe():
 
 
 def test_the_dag_passes_the_filter_from_params_to_prepare():
-    from paragen import pipeline
+    from paragen.pipeline import dag as pipeline
 
     raw = yaml.safe_load((ROOT / "params.yaml").read_text())
     raw["data"] = ["ew_sew_hwang"]

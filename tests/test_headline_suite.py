@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from paragen.config import ConfigError, parse_config
-from paragen.pipeline import stages
+from paragen.pipeline.dag import stages
 
 from conftest import ROOT
 
@@ -123,8 +123,8 @@ def test_evaluation_over_several_test_splits_restores_bpe_and_counts_odd_generat
     test_ours line 2: "rain rain" against "rain in paris": 1 unigram in common, P 1/2, R 1/3, F1 0.4; "rain" repeats
     once beyond the gold (2 - 1) and the output is 1 token short (3 - 2); test_rush: "a b" against itself.
     """
-    from paragen.evaluation import evaluate_experiment
-    from paragen.scoring import headline
+    from paragen.scoring.evaluation import evaluate_experiment
+    from paragen.scoring.files import headline
 
     raw = raw_project(data=["gigaword"])
     raw["datasets"]["gigaword"].update(test_splits=["test_ours", "test_rush"],

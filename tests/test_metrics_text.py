@@ -166,7 +166,7 @@ def test_cli_oddgen_writes_data_and_chart(tmp_path, capsys):
 
 
 def test_remove_bpe_restores_words_before_scoring(tmp_path, capsys):
-    from paragen.scoring import restore_bpe
+    from paragen.scoring.files import restore_bpe
 
     assert restore_bpe("head@@ line news") == "headline news"
     assert restore_bpe("ends with@@") == "ends with"

@@ -1,9 +1,9 @@
 import pytest
 import torch
 
-from paragen.batching import decode_ids, make_batch
-from paragen.search import beam_search
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.batching import decode_ids, make_batch
+from paragen.decoding.search import beam_search
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 from conftest import ARCHITECTURES, tiny_model
 
@@ -115,7 +115,7 @@ def test_models_train_under_bf16_autocast(architecture, vocab):
 
 
 def test_autocast_is_only_enabled_on_cuda():
-    from paragen.training import autocast
+    from paragen.training.trainer import autocast
 
     assert not autocast(torch.device("cpu"), True)._enabled
     assert not autocast(torch.device("cuda"), False)._enabled

@@ -1,7 +1,7 @@
 """What the trainer minimises with DCSS's critic (003 §3.2.3): L_seq and λ·L_critic, alternated or summed.
 
 One hand-made batch whose critic value differs between the report's Eq. 4 and the §5.5 fix, so that each
-configured variant, mode and weight shows in the number :func:`paragen.objectives.objective` returns.
+configured variant, mode and weight shows in the number :func:`paragen.training.objectives.objective` returns.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import math
 import pytest
 import torch
 
-from paragen.batching import Batch
+from paragen.data.batching import Batch
 from paragen.config import CriticConfig, TrainingConfig, load_config
 from paragen.models.critic import RuleTable
 from paragen.models.seq2seq import Loss
-from paragen.objectives import objective
-from paragen.vocabulary import BOS_ID, EOS_ID
+from paragen.training.objectives import objective
+from paragen.data.vocabulary import BOS_ID, EOS_ID
 
 from conftest import ROOT
 

@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 from paragen.config import load_config
-from paragen.pipeline import final_outputs, render_dvc_yaml, stages
+from paragen.pipeline.dag import final_outputs, render_dvc_yaml, stages
 
 from conftest import ROOT
 
@@ -75,7 +75,7 @@ def test_dvc_plots_group_each_tables_curves_and_their_output_is_ignored(tiny_con
 def _training_logs_and_plotted(raw: dict) -> tuple[set[str], set[str]]:
     """(train_log.csv of every train stage, every file some `dvc plots` entry draws) for a params mapping."""
     from paragen.config import parse_config
-    from paragen.pipeline import dvc_plots
+    from paragen.pipeline.dag import dvc_plots
 
     config = parse_config(raw, "params.yaml")
     logs = {out for s in stages(config) if s.step == "train" for out in s.outs if out.endswith("/train_log.csv")}

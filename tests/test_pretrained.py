@@ -11,7 +11,7 @@ import yaml
 
 from paragen.data.corpus import CorpusError
 from paragen.models.pretrained import EmbeddingInit, initialise, vocabulary_tables
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 from conftest import ROOT, tiny_model
 
@@ -64,12 +64,12 @@ def test_a_vector_of_the_wrong_width_is_named_with_its_line(tmp_path):
 
 
 def test_training_records_the_initialisation_and_the_table_caption_quotes_it(tmp_path, monkeypatch, tiny_config):
-    from paragen import pipeline
+    from paragen.pipeline import dag as pipeline
     from paragen.config import ModelConfig, PretrainedEmbeddings, TrainingConfig, parse_config
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
     from paragen.report.captions import describe_embeddings
-    from paragen.training import train
+    from paragen.training.trainer import train
 
     monkeypatch.chdir(tmp_path)
     write_splits(generate(tiny_config.datasets["tiny"]), Path("data"))

@@ -11,10 +11,10 @@ import yaml
 
 from paragen.config import ModelConfig, parse_config
 from paragen.data.corpus import ParallelCorpus
-from paragen.pipeline import PUBLISHED_OUTPUTS_CSV, stages
+from paragen.pipeline.dag import PUBLISHED_OUTPUTS_CSV, stages
 from paragen.report.parameters import output_layer_parameters
 from paragen.report.tables import Baseline, Column, PaperTable, fill_table
-from paragen.validation import make_validator
+from paragen.training.validation import make_validator
 
 from conftest import ROOT
 from test_e2e import run

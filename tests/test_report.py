@@ -51,7 +51,7 @@ def _training(max_epochs: int, patience: int, min_epochs: int = 0):
 
 
 def test_training_outcome_tells_early_stopping_from_the_epoch_cap():
-    from paragen.stopping_rule import training_outcome
+    from paragen.training.stopping import training_outcome
 
     still_improving = training_outcome(_log([1, 2, 3, 4, 5]), _training(5, 2))
     assert (still_improving.best_epoch, still_improving.epochs_run, still_improving.hit_cap) == (5, 5, True)
@@ -71,7 +71,7 @@ def test_min_epochs_keeps_a_run_whose_metric_is_still_flat_at_zero():
     """The SPM stand-in runs' case: validation ROUGE-2 0, 0, 0, ... then a rise. Patience 3 alone stops at
     epoch 4 (first 0 is the best, three ties after it); min_epochs 6 lets it reach the rise at epoch 6, and
     the rule still stops 3 epochs after the best once past the floor."""
-    from paragen.stopping_rule import replayed_stop, training_outcome
+    from paragen.training.stopping import replayed_stop, training_outcome
 
     flat_then_rise = _log([0, 0, 0, 0, 0, 40, 41, 41, 41, 41, 41, 41])
     assert replayed_stop(flat_then_rise, _training(12, 3)) == 4
@@ -86,7 +86,7 @@ def test_min_epochs_keeps_a_run_whose_metric_is_still_flat_at_zero():
 
 
 def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
-    from paragen.stopping_rule import training_outcome
+    from paragen.training.stopping import training_outcome
 
     paper = PaperTable.load("copynet_table1")
     copynet = _metrics(tmp_path / "c.json", {"x->0": 90.0, "x->x": 95.0, "x->xx": 50.0, "xy->x": 70.0,
@@ -133,7 +133,7 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
 def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_path, monkeypatch, tiny_config):
     import yaml
 
-    from paragen import pipeline
+    from paragen.pipeline import dag as pipeline
     from paragen.config import parse_config
     from paragen.report import build, figures
 
@@ -160,7 +160,7 @@ def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_pat
 
 
 def test_curves_never_mix_selection_metrics():
-    from paragen import pipeline
+    from paragen.pipeline import dag as pipeline
     from paragen.config import load_config, parse_config
 
     from conftest import ROOT
@@ -202,7 +202,7 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
 
 
 def test_setup_goes_under_the_table_not_into_the_latex_caption(tmp_path):
-    from paragen.stopping_rule import TrainingOutcome
+    from paragen.training.stopping import TrainingOutcome
 
     paper = PaperTable.load("copynet_table1")
     table = fill_table("t", "Title", "Short caption.", paper, {"CopyNet": tmp_path / "missing.json"})
@@ -239,7 +239,7 @@ def test_one_run_cells_show_the_rule_interval_as_plus_minus_and_in_the_csv(tmp_p
 def test_a_run_is_judged_by_the_stopping_rule_it_trained_under():
     """Issue 24: after raising max_epochs 8 -> 14 in params.yaml, a finished 8-epoch run still ending on its best
     epoch hit *its* cap (8); judged by the new setting it read 'stopped early (0 epochs without a gain)'."""
-    from paragen.stopping_rule import trained_with, training_outcome
+    from paragen.training.stopping import trained_with, training_outcome
 
     log = _log([1, 2, 3, 4, 5, 6, 7, 8])
     now = _training(14, 6)
@@ -251,7 +251,7 @@ def test_a_run_is_judged_by_the_stopping_rule_it_trained_under():
 
 
 def test_rows_still_training_are_marked(tmp_path):
-    from paragen.runlock import lock_holder, run_lock
+    from paragen.training.runlock import lock_holder, run_lock
 
     assert lock_holder(tmp_path / "run") is None
     with run_lock(tmp_path / "run"):

@@ -6,9 +6,9 @@ import yaml
 from docutils.core import publish_parts
 
 from paragen.config import parse_config
-from paragen.pipeline import Stage, stages
-from paragen.report_items import ReportItem
-from paragen.snakemake_report import rst_text, write_captions
+from paragen.pipeline.dag import Stage, stages
+from paragen.pipeline.report_items import ReportItem
+from paragen.pipeline.snakemake_report import rst_text, write_captions
 
 from conftest import ROOT
 

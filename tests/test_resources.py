@@ -1,4 +1,4 @@
-"""Cluster requests per stage (paragen.resources): GPUs only where a model trains or decodes, sizes that grow with
+"""Cluster requests per stage (paragen.pipeline.resources): GPUs only where a model trains or decodes, sizes that grow with
 the work, the rules carrying them, and torchrun for several GPUs."""
 
 import re
@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from paragen.config import ConfigError, parse_config
-from paragen.pipeline import stages
-from paragen.resources import Resources
+from paragen.pipeline.dag import stages
+from paragen.pipeline.resources import Resources
 
 from conftest import ROOT, TINY_PARAMS
 
@@ -152,7 +152,7 @@ def test_snakemake_rules_carry_the_requests(workflow_dir):
 
 
 def test_one_job_for_the_whole_dag_sums_wall_times_and_takes_the_largest_request(capsys):
-    from paragen.resources import main, serial
+    from paragen.pipeline.resources import main, serial
 
     assert serial([Resources(0, 2000, 30), Resources(2, 9000, 100), Resources(1, 5000, 20)]) == \
         Resources(gpus=2, mem_mb=9000, runtime=150)

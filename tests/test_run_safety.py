@@ -19,9 +19,9 @@ from paragen.config import ModelConfig, TrainingConfig
 from paragen.data.corpus import ParallelCorpus, read_split
 from paragen.data.registry import usable_mirrors
 from paragen.data.synthetic import generate, write_splits
-from paragen.runlock import RunLockedError, run_lock
-from paragen.training import TrainingError, train
-from paragen.vocabulary import Vocabulary
+from paragen.training.runlock import RunLockedError, run_lock
+from paragen.training.trainer import TrainingError, train
+from paragen.data.vocabulary import Vocabulary
 
 MODEL = ModelConfig(architecture="rnnsearch", embedding_size=8, hidden_size=12, dropout=0.2)
 
@@ -80,7 +80,7 @@ def test_changed_vocabulary_or_validation_data_starts_over(tmp_path, tiny_config
 
 def test_a_second_trainer_in_the_same_run_directory_refuses(tmp_path, tiny_config):
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from paragen.runlock import run_lock\n"
+        "import sys, time; from paragen.training.runlock import run_lock\n"
         f"with run_lock({str(tmp_path / 'run')!r}):\n    print('locked', flush=True); time.sleep(60)")],
         stdout=subprocess.PIPE, text=True)
     try:
@@ -96,7 +96,7 @@ def test_a_second_trainer_in_the_same_run_directory_refuses(tmp_path, tiny_confi
 
 def test_a_trainer_dies_with_the_engine_that_started_it(tmp_path):
     """The engine is killed with SIGKILL; its child asked for PR_SET_PDEATHSIG and must end too."""
-    child_code = ("import time; from paragen.runlock import die_with_parent; die_with_parent(); "
+    child_code = ("import time; from paragen.training.runlock import die_with_parent; die_with_parent(); "
                   "print('ready', flush=True); time.sleep(60)")
     engine_code = (f"import subprocess, sys; child = subprocess.Popen([sys.executable, '-c', {child_code!r}], "
                    "stdout=subprocess.PIPE, text=True); print(child.pid, flush=True); "

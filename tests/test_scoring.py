@@ -5,7 +5,7 @@ import pytest
 from paragen.cli import main
 from paragen.data.corpus import CorpusError
 from paragen.metrics.exact import accuracy_by_tag, exact_match, top_k_accuracy
-from paragen.scoring import ScoreRequest, score
+from paragen.scoring.files import ScoreRequest, score
 
 
 def test_exact_match_and_top_k():
@@ -78,7 +78,7 @@ def test_headline_file_holds_only_the_score_and_count(tmp_path):
 
 
 def test_headline_of_an_evaluation_lists_each_metric():
-    from paragen.scoring import headline
+    from paragen.scoring.files import headline
 
     result = {"experiment": "e", "count": 3, "bleu": {"metric": "bleu", "score": 20.5, "signature": "s"},
               "rouge": {"metric": "rouge", "score": {"rouge1": 1.0, "rouge2": 2.0, "rougeL": 3.0}}}
@@ -122,7 +122,7 @@ def test_score_groups_gives_each_tag_a_rule_interval(tmp_path):
 def test_odd_generation_has_a_paired_bootstrap_on_the_share_of_clean_sentences(tmp_path):
     import numpy as np
 
-    from paragen.scoring import ScoreRequest, score
+    from paragen.scoring.files import ScoreRequest, score
 
     ref, a, b = tmp_path / "ref", tmp_path / "a", tmp_path / "b"
     ref.write_text("a b\nc d\ne f\n")

@@ -4,10 +4,10 @@ import math
 import pytest
 import torch
 
-from paragen.batching import make_batch
-from paragen.decoding import translate
-from paragen.search import beam_search
-from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocabulary
+from paragen.data.batching import make_batch
+from paragen.decoding.decode import translate
+from paragen.decoding.search import beam_search
+from paragen.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 from conftest import ARCHITECTURES, tiny_model
 from scripted import A, B, FakeBatch, ScriptedModel
@@ -203,7 +203,7 @@ def test_a_beam_holding_every_prefix_finds_the_best_under_any_length_exponent(ta
 
 
 def test_length_normalisation_and_the_bound_by_hand():
-    from paragen.search import best_reachable, normalised
+    from paragen.decoding.search import best_reachable, normalised
 
     assert normalised(-3.0, 3, 0.5) == pytest.approx(-3.0 / math.sqrt(3))  # -1.732
     assert normalised(-3.0, 3, 2.0) == pytest.approx(-3.0 / 9)

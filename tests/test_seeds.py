@@ -32,8 +32,8 @@ def test_one_seed_by_default_three_at_paper_scale_and_as_many_as_asked():
 
 
 def test_replicas_follow_the_training_seed_and_keep_the_first_runs_paths():
-    from paragen.pipeline import run_dir
-    from paragen.seeds import replica_seeds, replicas
+    from paragen.pipeline.dag import run_dir
+    from paragen.config.seeds import replica_seeds, replicas
 
     config = _config(seeds=3)  # tiny's training seed is 1
     assert replicas(config, "t_copynet") == ["t_copynet", "t_copynet_seed2", "t_copynet_seed3"]
@@ -46,7 +46,7 @@ def test_replicas_follow_the_training_seed_and_keep_the_first_runs_paths():
 
 
 def test_a_replica_name_resolves_whatever_seeds_says_and_a_clash_is_refused():
-    from paragen.seeds import with_replica
+    from paragen.config.seeds import with_replica
 
     config = _config()  # one seed: no replica declared
     assert "t_wean_seed7" not in config.experiments
@@ -62,7 +62,7 @@ def test_a_replica_name_resolves_whatever_seeds_says_and_a_clash_is_refused():
 
 
 def test_mean_and_sample_sd():
-    from paragen.seeds import mean_sd
+    from paragen.config.seeds import mean_sd
 
     assert mean_sd([90.0, 92.0, 94.0]) == (92.0, 2.0)  # deviations -2, 0, 2: sqrt(8 / 2) = 2
     assert mean_sd([1.0, 2.0]) == (1.5, pytest.approx(0.7071067811865476))  # sqrt(0.5 / 1)
@@ -163,7 +163,7 @@ def test_curves_of_seeded_rows_draw_a_band(tmp_path, monkeypatch):
 
 
 def test_seeded_dag_trains_each_replica_and_reports_over_them():
-    from paragen.pipeline import dvc_plots, stages
+    from paragen.pipeline.dag import dvc_plots, stages
 
     all_stages = {s.name: s for s in stages(_config(seeds=2))}
     assert {"train_t_copynet", "train_t_copynet_seed2", "decode_t_copynet_seed2", "score_t_copynet_seed2"} \
@@ -221,7 +221,7 @@ def test_compare_command_resamples_the_two_outputs(tmp_path, monkeypatch, capsys
     """Three test lines: the row right on lines 1 and 2, the baseline on line 1 only: exact match 66.7 vs 33.3.
     A resample lets the row not win only when it never draws line 2 ((2/3)^3 = 8/27 of resamples)."""
     from paragen.cli import main
-    from paragen.pipeline import hyp_path, prepared
+    from paragen.pipeline.dag import hyp_path, prepared
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text(TINY_PARAMS.read_text())

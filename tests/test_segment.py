@@ -4,7 +4,7 @@ import pytest
 
 from paragen.data.corpus import CorpusError
 from paragen.data.segment import char_segment, learn_bpe_codes, segment_dataset, segment_lines
-from paragen.scoring import restore_bpe
+from paragen.scoring.files import restore_bpe
 
 CORPUS = ["the lower the slower", "newest widest lowest", "the newer wider road", "lower newer wider"] * 20
 
@@ -74,7 +74,7 @@ def test_training_pairs_with_longer_targets_are_dropped(tmp_path):
 
 def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
     from paragen.data.vocabularies import build_vocabularies
-    from paragen.vocabulary import SPECIALS, Vocabulary
+    from paragen.data.vocabulary import SPECIALS, Vocabulary
 
     _write(tmp_path / "train.src", ["a a a b b c", "a d"])
     _write(tmp_path / "train.tgt", ["x x b", "a"])

@@ -12,14 +12,14 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from paragen.batching import fill_targets, make_batch
+from paragen.data.batching import fill_targets, make_batch
 from paragen.config import ModelConfig, load_config
-from paragen.decoding import translate
+from paragen.decoding.decode import translate
 from paragen.models import build_model, vocabulary_for
 from paragen.models.selective_gate import SelectiveGate
 from paragen.models.source_prediction import source_counts, source_loss
-from paragen.search import beam_search
-from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, TARGET_PAD, Vocabulary
+from paragen.decoding.search import beam_search
+from paragen.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIALS, TARGET_PAD, Vocabulary
 
 from conftest import ROOT, tiny_model
 from scripted import A, B, FakeBatch, ScriptedModel
@@ -363,7 +363,7 @@ def test_training_publishes_an_spm_checkpoint_that_decodes(tmp_path, tiny_config
     from paragen.config import TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training import load_model, train
+    from paragen.training.trainer import load_model, train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

@@ -10,7 +10,7 @@ import pytest
 import sacrebleu
 import yaml
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.cli import main
 from paragen.config import ConfigError, parse_config
 
@@ -202,7 +202,7 @@ def test_the_skip_row_is_the_mean_over_its_seeds(tmp_path, monkeypatch):
 
 def test_leave_one_out_oracle_worked_by_hand(tmp_path):
     from paragen.config import Evaluation
-    from paragen.evaluation import evaluate_leave_one_out
+    from paragen.scoring.evaluation import evaluate_leave_one_out
 
     # sentence 1: references "a b c d", "a b c d", "a b c e"; sentence 2: "w x y z" three times.
     # k = 0 and k = 1 meet an identical reference: BLEU 100. k = 2 ("a b c e", "w x y z") against the others:

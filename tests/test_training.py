@@ -15,8 +15,8 @@ import torch
 from paragen.config import ModelConfig, TrainingConfig
 from paragen.data.corpus import read_split
 from paragen.data.synthetic import generate, write_splits
-from paragen.training import LOG_FIELDS, load_model, train
-from paragen.vocabulary import Vocabulary
+from paragen.training.trainer import LOG_FIELDS, load_model, train
+from paragen.data.vocabulary import Vocabulary
 
 from conftest import ROOT
 
@@ -154,7 +154,7 @@ def test_kill_9_then_resume_matches_uninterrupted(tmp_path):
 
 
 def test_learning_rate_schedules_by_hand():
-    from paragen.schedules import rate_multiplier, set_rate
+    from paragen.training.schedules import rate_multiplier, set_rate
 
     warm = TrainingConfig(schedule="inverse_sqrt", warmup_steps=4)
     # rises linearly to 1 at step 4, then (step / 4)^-0.5: step 16 -> 1/2, step 64 -> 1/4
@@ -192,7 +192,7 @@ def test_the_log_reports_token_accuracy_and_extra_validation_metrics(tmp_path, t
 
 def test_sari_validator_by_hand():
     from paragen.data.corpus import ParallelCorpus
-    from paragen.validation import make_validator
+    from paragen.training.validation import make_validator
 
     # source "a b c", output "a b", reference "a": add 0, keep (2/3)/4, delete (2/3 + 2/3 + 1 + 0)/4 (worked
     # out in tests/test_scoring_variants.py) -> SARI = 100 (1/6 + 7/12) / 3 = 25
@@ -201,7 +201,7 @@ def test_sari_validator_by_hand():
 
 
 def test_logging_more_metrics_or_spelling_out_a_default_keeps_the_run_resumable(tmp_path, tiny_config, caplog):
-    from paragen.training import resume_digest
+    from paragen.training.trainer import resume_digest
 
     data = _data(tmp_path, tiny_config)
     train_data, valid_data, vocab = data
@@ -242,7 +242,7 @@ def test_a_run_whose_metrics_are_numpy_scalars_still_resumes(tmp_path, tiny_conf
 
 def test_exact_match_by_rule_type_counted_by_hand():
     from paragen.data.corpus import ParallelCorpus
-    from paragen.training import exact_match_by_tag, tag_column
+    from paragen.training.trainer import exact_match_by_tag, tag_column
 
     data = ParallelCorpus(sources=[["s"]] * 5, targets=[["a"], ["b"], ["c"], ["d"], ["e"]],
                           tags=["x->x", "x->x", "xy->xy", "xy->xy", "xy->xy"])

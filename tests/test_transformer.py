@@ -9,12 +9,12 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from paragen.batching import make_batch
+from paragen.data.batching import make_batch
 from paragen.config import ConfigError, ModelConfig, parse_config
 from paragen.models.seq2seq import State, StepOutput
 from paragen.models.transformer import DecoderLayer, EncoderLayer, MultiHeadAttention, sinusoidal_positions
-from paragen.search import beam_search
-from paragen.vocabulary import BOS_ID, PAD_ID, SPECIALS, Vocabulary
+from paragen.decoding.search import beam_search
+from paragen.data.vocabulary import BOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 from conftest import TINY_PARAMS, tiny_model
 
@@ -300,7 +300,7 @@ def test_trains_with_the_warm_up_schedule_and_reloads_from_its_checkpoint(tmp_pa
     from paragen.config import TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training import load_model, train
+    from paragen.training.trainer import load_model, train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

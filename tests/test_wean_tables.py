@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from paragen.batching import make_batch
-from paragen.vocabulary import BOS_ID, PAD_ID, SPECIALS, Vocabulary
+from paragen.data.batching import make_batch
+from paragen.data.vocabulary import BOS_ID, PAD_ID, SPECIALS, Vocabulary
 
 from conftest import tiny_model
 

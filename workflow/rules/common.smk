@@ -4,8 +4,8 @@
 import json
 
 from paragen.config import parse_config
-from paragen.pipeline import final_outputs, lookup, stages
-from paragen.snakemake_report import write_captions
+from paragen.pipeline.dag import final_outputs, lookup, stages
+from paragen.pipeline.snakemake_report import write_captions
 
 PARAGEN = parse_config(config, "params.yaml (with --config overrides)")
 STAGES = stages(PARAGEN)

@@ -1,6 +1,6 @@
-# One rule per paragen.pipeline.Stage: thin wrappers around `paragen <command>`.
+# One rule per paragen.pipeline.dag.Stage: thin wrappers around `paragen <command>`.
 # Rules are generated in a loop so the graph has a single owner (params.yaml ->
-# paragen.pipeline); per-step logic lives in the paragen package, not here.
+# paragen.pipeline.dag); per-step logic lives in the paragen package, not here.
 # The command travels through `params` because `shell:` bodies are evaluated
 # when the job runs, after the loop variable has moved on. `resources:` are the
 # stage's cluster request (GPUs, memory, wall time) under Snakemake's standard

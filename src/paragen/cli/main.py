@@ -13,23 +13,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.atomic import atomic_open, write_json, write_text
-from paragen.cli_args import (input_dir, input_file, line_numbers, named_input_file, output_dir, output_file,
+from paragen.cli.args import (input_dir, input_file, line_numbers, named_input_file, output_dir, output_file,
                               positive_int)
 from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines, read_split, reference_files
 from paragen.data.fetch import FetchError
 from paragen.data.registry import default_mirror
-from paragen.dvc_record import DvcRecordError
+from paragen.pipeline.dvc_record import DvcRecordError
 from paragen.metrics.rouge_perl import PerlRougeError
-from paragen.runlock import RunLockedError, die_with_parent
-from paragen.seeds import with_replica
+from paragen.training.runlock import RunLockedError, die_with_parent
+from paragen.config.seeds import with_replica
 
 if TYPE_CHECKING:
     import torch
 
-    from paragen.vocabulary import Vocabulary
+    from paragen.data.vocabulary import Vocabulary
 
 log = logging.getLogger("paragen")
 
@@ -90,7 +90,7 @@ def cmd_generate(args: argparse.Namespace) -> None:
 
 
 def cmd_vocab(args: argparse.Namespace) -> None:
-    from paragen.vocabulary import Vocabulary
+    from paragen.data.vocabulary import Vocabulary
 
     config = _config(args)
     train = read_split(_dataset_dir(args.dataset), "train")
@@ -102,7 +102,7 @@ def cmd_vocab(args: argparse.Namespace) -> None:
 def _validator(config: ParagenConfig, experiment: str, valid, metric: str | None = None):
     """A metric on the validation split (never the test set): by default the model-selection one."""
     from paragen.config import HeadlineSyntheticDataset, RealDataset
-    from paragen.validation import make_validator, reference_sets
+    from paragen.training.validation import make_validator, reference_sets
 
     spec = config.experiments[experiment]
     metric = metric or config.training_of(experiment).valid_metric
@@ -133,8 +133,8 @@ def _rule_tables(config: ParagenConfig, experiment: str, vocab) -> tuple[dict, l
 
 def cmd_train(args: argparse.Namespace) -> None:
     """Train on one process, or on each process ``torchrun`` starts (it sets RANK, WORLD_SIZE, LOCAL_RANK)."""
-    from paragen.distributed import World, process_group
-    from paragen.training import pick_device
+    from paragen.training.distributed import World, process_group
+    from paragen.training.trainer import pick_device
 
     if args.die_with_parent:
         die_with_parent()
@@ -147,8 +147,8 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 
 def _train(args: argparse.Namespace, device: torch.device) -> None:
-    from paragen.training import train
-    from paragen.vocabulary import Vocabulary
+    from paragen.training.trainer import train
+    from paragen.data.vocabulary import Vocabulary
 
     config = _config(args)
     spec = _experiment(config, args.experiment)
@@ -173,8 +173,8 @@ def _trained_model(config: ParagenConfig, experiment: str, device: torch.device)
     """An experiment's published model (``best.pt``) and the vocabulary it reads and writes: the dataset's, plus
     ``<tpad>`` for an SPM model (:func:`paragen.models.vocabulary_for`), so decoding and alignment agree."""
     from paragen.models import vocabulary_for
-    from paragen.training import load_model
-    from paragen.vocabulary import Vocabulary
+    from paragen.training.trainer import load_model
+    from paragen.data.vocabulary import Vocabulary
 
     spec = config.experiments[experiment]
     checkpoint_path = Path(pipeline.run_dir(experiment)) / "best.pt"
@@ -188,7 +188,7 @@ def _trained_model(config: ParagenConfig, experiment: str, device: torch.device)
 def check_vocabulary(checkpoint: dict, checkpoint_path: Path, vocab: Vocabulary, vocab_path: str) -> None:
     """Refuse a vocabulary other than the one the checkpoint was trained with (same tokens, same order): ids
     would map to other words and every output would be wrong without a word (exact match 0.00 instead of 38)."""
-    from paragen.training import CheckpointError, config_digest
+    from paragen.training.trainer import CheckpointError, config_digest
 
     saved = (checkpoint.get("digest") or {}).get("vocabulary")  # both recorded by train(); None: not recorded
     if checkpoint.get("vocab_size") in (None, len(vocab)) and saved in (None, config_digest(vocab.itos)):
@@ -202,8 +202,8 @@ def check_vocabulary(checkpoint: dict, checkpoint_path: Path, vocab: Vocabulary,
 def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
-    from paragen.decoding import copy_examples, translate
-    from paragen.training import pick_device
+    from paragen.decoding.decode import copy_examples, translate
+    from paragen.training.trainer import pick_device
 
     config = _config(args)
     spec = _experiment(config, args.experiment)
@@ -243,9 +243,9 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
 
 def cmd_align(args: argparse.Namespace) -> None:
-    from paragen.align import align_corpus, check_lines, read_gold
+    from paragen.decoding.align import align_corpus, check_lines, read_gold
     from paragen.metrics.aligned_pairs import sample_indices
-    from paragen.training import pick_device
+    from paragen.training.trainer import pick_device
 
     if args.out and not args.gold:
         raise ConfigError("--out writes alignment accuracy, which needs the gold links: give --gold FILE")
@@ -287,8 +287,8 @@ def cmd_align(args: argparse.Namespace) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from paragen.evaluation import evaluate_experiment
-    from paragen.scoring import headline
+    from paragen.scoring.evaluation import evaluate_experiment
+    from paragen.scoring.files import headline
 
     config = _config(args)
     if args.experiment not in config.systems:
@@ -306,7 +306,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
-    from paragen.comparison import compare_experiments
+    from paragen.scoring.comparison import compare_experiments
     from paragen.report.comparisons import METRIC_NAMES, p_text
 
     config = _config(args)
@@ -328,7 +328,7 @@ def cmd_system(args: argparse.Namespace) -> None:
 
 
 def cmd_skip_sweep(args: argparse.Namespace) -> None:
-    from paragen.pipeline import sweep_outputs
+    from paragen.pipeline.dag import sweep_outputs
     from paragen.simplification.skip_sweep import write_sweep
 
     write_sweep(_config(args), args.name, args.quiet)
@@ -343,7 +343,7 @@ def cmd_scoring_variants(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from paragen.scoring import ScoreRequest, headline, score
+    from paragen.scoring.files import ScoreRequest, headline, score
 
     if args.groups and (args.metric != "exact" or not args.tags):
         raise ConfigError("--groups: only with --metric exact and --tags (each tag's interval resamples its groups)")
@@ -441,7 +441,7 @@ def cmd_segment(args: argparse.Namespace) -> None:
 
 def cmd_vocab_build(args: argparse.Namespace) -> None:
     from paragen.data.vocabularies import build_vocabularies
-    from paragen.vocabulary import SPECIALS, Vocabulary
+    from paragen.data.vocabulary import SPECIALS, Vocabulary
 
     for path in build_vocabularies(args.dir, args.size, args.shared):
         print(f"{path}: {len(Vocabulary.load(path)) - len(SPECIALS):,} tokens besides the special symbols")
@@ -533,7 +533,7 @@ def cmd_human_eval_ingest(args: argparse.Namespace) -> None:
 
 
 def cmd_verify_cache(args: argparse.Namespace) -> None:
-    from paragen.dvc_cache import corrupted_objects
+    from paragen.pipeline.dvc_cache import corrupted_objects
 
     bad = corrupted_objects(args.cache, progress=not args.quiet)
     for path, actual in bad:
@@ -557,7 +557,7 @@ def cmd_dvc_yaml(args: argparse.Namespace) -> None:
 
 
 def cmd_dvc_commit(args: argparse.Namespace) -> None:
-    from paragen.dvc_record import describe, record_into_dvc_lock
+    from paragen.pipeline.dvc_record import describe, record_into_dvc_lock
 
     print(describe(*record_into_dvc_lock(_config(args), args.params)))
 

@@ -93,7 +93,7 @@ class ParagenConfig(_Strict):
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
-        from paragen.seeds import add_replicas
+        from paragen.config.seeds import add_replicas
 
         add_replicas(self)
         return self
@@ -267,7 +267,7 @@ class ParagenConfig(_Strict):
     def active_experiments(self) -> list[str]:
         """Experiments the active scores tables need and can run, deduplicated, in table order; each followed by
         its seed replicas (``seeds:``)."""
-        from paragen.seeds import replicas
+        from paragen.config.seeds import replicas
 
         return [run for name in self._active_rows() if name in self.experiments for run in replicas(self, name)]
 

@@ -72,7 +72,7 @@ class DecodingConfig(_Strict):
     batch_size: PositiveInt = 32
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     stopping: Literal["early", "bound", "shrinking"] = Field(
-        "bound", description="when a sentence's search ends (paragen.search): early = once `beam` hypotheses "
+        "bound", description="when a sentence's search ends (paragen.decoding.search): early = once `beam` hypotheses "
         "finished; bound = once no live hypothesis can enter the n-best; shrinking = GroundHog's shrinking beam")
 
     @model_validator(mode="after")
@@ -92,7 +92,7 @@ class ExperimentConfig(_Strict):
     gpus: PositiveInt = Field(1, description="GPUs training asks for; more than 1 starts it under torchrun (DDP), "
                               "one process per GPU on one node")
     seed: int | None = Field(None, description="training seed replacing training.<name>.seed; set on the seed "
-                             "replicas `seeds:` adds (paragen.seeds), rarely by hand")
+                             "replicas `seeds:` adds (paragen.config.seeds), rarely by hand")
 
 
 class RuleFileConfig(RawFile):

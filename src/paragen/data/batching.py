@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 
 import torch
 
-from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocabulary
+from paragen.data.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocabulary
 
 
 @dataclass

@@ -339,7 +339,7 @@ class Recipe:
     def expected_count(self, split: str) -> int | None:
         """How many pairs a split holds before it is built: the paper's count, else the estimate, else None.
 
-        Only cluster requests are sized from it (:mod:`paragen.resources`); nothing checks a split against an
+        Only cluster requests are sized from it (:mod:`paragen.pipeline.resources`); nothing checks a split against an
         estimate, and the datasets table shows paper counts only."""
         return self.paper_counts.get(split, self.estimates.get(split))
 

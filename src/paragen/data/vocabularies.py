@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paragen.data.corpus import CorpusError, read_lines
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 
 def build_vocabularies(directory: str | Path, size: int | None, shared: bool) -> list[Path]:

@@ -2,7 +2,7 @@
 
 Reads one split of an experiment (``<split>.src``, ``<split>.tgt``) and, where the data has them, the gold links
 (``<split>.align``, Pharaoh ``i-j`` pairs: source position i produced target position j, 0-based), runs the model
-under teacher forcing (:func:`paragen.alignments.teacher_forced_alignments`) and returns
+under teacher forcing (:func:`paragen.decoding.alignments.teacher_forced_alignments`) and returns
 
 - the **accuracy** of each aligner per target token with a gold link (:mod:`paragen.metrics.alignment`): attention
   by source *position*, SPM's q_j by source *word*. The gold word is the source word as the encoder reads it, so
@@ -26,12 +26,12 @@ from typing import Any, Sequence
 
 import torch
 
-from paragen.alignments import SentenceAlignment, teacher_forced_alignments
+from paragen.decoding.alignments import SentenceAlignment, teacher_forced_alignments
 from paragen.data.corpus import CorpusError, ParallelCorpus, check_aligned
 from paragen.data.headline_synthetic import read_alignments
 from paragen.metrics.aligned_pairs import grouped_pairs
 from paragen.metrics.alignment import AlignmentScore, position_accuracy, word_accuracy
-from paragen.vocabulary import UNK, Vocabulary
+from paragen.data.vocabulary import UNK, Vocabulary
 
 Links = list[tuple[int, int]]
 

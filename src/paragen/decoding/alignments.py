@@ -13,9 +13,9 @@ from typing import Sequence
 
 import torch
 
-from paragen.batching import make_batch
+from paragen.data.batching import make_batch
 from paragen.models.seq2seq import run_teacher_forced
-from paragen.vocabulary import Vocabulary
+from paragen.data.vocabulary import Vocabulary
 
 
 @dataclass

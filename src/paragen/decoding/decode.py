@@ -8,10 +8,10 @@ from typing import Sequence
 import torch
 from tqdm.auto import tqdm
 
-from paragen.batching import decode_ids, extend_target, iterate_batches, make_batch
+from paragen.data.batching import decode_ids, extend_target, iterate_batches, make_batch
 from paragen.models.seq2seq import Seq2Seq
-from paragen.search import Stopping, beam_search
-from paragen.vocabulary import BOS_ID, EOS_ID, Vocabulary
+from paragen.decoding.search import Stopping, beam_search
+from paragen.data.vocabulary import BOS_ID, EOS_ID, Vocabulary
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ from typing import Literal
 
 import torch
 
-from paragen.batching import Batch
+from paragen.data.batching import Batch
 from paragen.models.seq2seq import Seq2Seq, reorder_state
-from paragen.vocabulary import BOS_ID, EOS_ID, PAD_ID
+from paragen.data.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
 Stopping = Literal["early", "bound", "shrinking"]
 STOPPING_RULES: tuple[str, ...] = ("early", "bound", "shrinking")

@@ -35,7 +35,7 @@ Rush test titles) would silently vanish, while the harvardnlp release's ``UNK`` 
 references alike: ``<unk>`` is scored as the word ``unk``, as the Perl script scores ``UNK`` and as
 rouge-score's tokenizer reads ``<unk>``. Other tokens are left to the script's own rules (``##``,
 ``-lrb-``, ``'s`` and punctuation are dropped, ``u.s.`` stays one token): that is the official scoring.
-CJK text begins with none of those characters and would score 0; :mod:`paragen.scoring` refuses it.
+CJK text begins with none of those characters and would score 0; :mod:`paragen.scoring.files` refuses it.
 
 Output: the script's defaults ``-f A`` (model average; one reference here), ``-p 0.5`` (alpha 0.5:
 F = PR / (0.5 P + 0.5 R), i.e. F1) and no ``-t`` (the unit is the sentence) make each sentence's score

@@ -11,7 +11,7 @@ from paragen.models import copynet, encdec, rnnsearch, wean
 from paragen.models.critic import RuleTable
 from paragen.models.dmass import DmassMemory
 from paragen.models.transformer import Transformer
-from paragen.vocabulary import Vocabulary
+from paragen.data.vocabulary import Vocabulary
 
 
 def _transformer(config: ModelConfig, vocab_size: int, rules: RuleTable | None = None) -> Transformer:

@@ -10,7 +10,7 @@ from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.models.source_prediction import SourcePrediction
-from paragen.vocabulary import PAD_ID
+from paragen.data.vocabulary import PAD_ID
 
 
 def embedding(config: ModelConfig, vocab_size: int) -> nn.Embedding:

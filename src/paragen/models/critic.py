@@ -20,7 +20,7 @@ from typing import Literal, Sequence
 
 import torch
 
-from paragen.vocabulary import PAD_ID, Vocabulary
+from paragen.data.vocabulary import PAD_ID, Vocabulary
 
 CriticVariant = Literal["report", "fixed"]
 

@@ -3,7 +3,7 @@
 Each layer maps ``hidden`` s_t (batch, hidden_size) and ``context`` c_t
 (batch, memory_size) to log-probabilities of shape (batch, width), where width
 is ``len(V)`` or, for copying layers, ``len(V) + max_oovs`` (the extended
-vocabulary of :mod:`paragen.batching`).
+vocabulary of :mod:`paragen.data.batching`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from paragen.models.state import Encoded
-from paragen.vocabulary import BOS_ID, PAD_ID
+from paragen.data.vocabulary import BOS_ID, PAD_ID
 
 PROB_FLOOR = 1e-20
 """Probabilities are clamped here before the log so words no mode can produce stay finite in the loss."""

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from paragen.data.corpus import CorpusError
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 log = logging.getLogger(__name__)
 EMBEDDINGS_FILE = "embeddings.json"

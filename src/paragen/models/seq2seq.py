@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from paragen.batching import Batch, fill_targets
+from paragen.data.batching import Batch, fill_targets
 from paragen.models.char_decoder import CharDecoder
 from paragen.models.decoders import RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.models.outputs import CopyOutput
 from paragen.models.source_prediction import SourcePrediction
 from paragen.models.state import Encoded
-from paragen.vocabulary import PAD_ID, UNK_ID
+from paragen.data.vocabulary import PAD_ID, UNK_ID
 
 State = dict[str, torch.Tensor]
 
@@ -151,7 +151,7 @@ class TeacherForced:
 
 def run_teacher_forced(model: nn.Module, batch: Batch, keep_attention: bool = False) -> TeacherForced:
     """The decoder over the gold prefix, one ``step`` per target position: what training scores and what
-    :mod:`paragen.alignments` reads (attention weights are kept only when asked, off the training path)."""
+    :mod:`paragen.decoding.alignments` reads (attention weights are kept only when asked, off the training path)."""
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     steps, attentional, attention = [], [], []

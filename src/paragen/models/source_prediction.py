@@ -6,13 +6,13 @@ From the same attentional vector z_j the output layer reads (Eq. 3), a second he
     ℓ_src = ||q̃ - x̃||² / C,   q̃ = Σ_{j=1..I} q_j,   x̃ = Σ_i x_i     (Eq. 7, 11; log Z dropped)
 
 while the decoder runs to the source length I on Y', the target followed by <tpad> (Eq. 9,
-:func:`paragen.batching.fill_targets`). Decoding never computes q (§4.3).
+:func:`paragen.data.batching.fill_targets`). Decoding never computes q (§4.3).
 
 What is counted, and where:
 
 - The head covers the model's whole vocabulary (the shared one, with its specials and <tpad>): V_s = V_t here.
 - x̃ counts the source tokens x_1..x_I as the encoder reads them: out-of-vocabulary words as <unk>, batch
-  padding excluded; the source carries no <s> or </s> (:func:`paragen.batching.make_batch`), so their
+  padding excluded; the source carries no <s> or </s> (:func:`paragen.data.batching.make_batch`), so their
   counts, like <tpad>'s, are 0 and the loss drives their predicted mass to 0.
 - q̃ sums the first I steps, as Eq. 7 writes, so q̃ and x̃ both total I. Where the target is not shorter
   than the source (J + 1 > I, which the paper's I > J rules out) Y' = Y runs J + 1 steps and the steps
@@ -27,7 +27,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from paragen.vocabulary import target_pad_id
+from paragen.data.vocabulary import target_pad_id
 
 
 def source_counts(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int) -> torch.Tensor:

@@ -23,11 +23,11 @@ from typing import Callable
 import torch
 from torch import nn
 
-from paragen.batching import Batch
+from paragen.data.batching import Batch
 from paragen.models.dmass import DmassMemory
 from paragen.models.seq2seq import Loss, State, StepOutput, token_nll
 from paragen.models.state import Encoded
-from paragen.vocabulary import PAD_ID, UNK_ID
+from paragen.data.vocabulary import PAD_ID, UNK_ID
 
 
 def sinusoidal_positions(length: int, size: int) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """Record outputs made by Snakemake into ``dvc.lock``, so a user who switches to ``dvc repro`` retrains nothing.
 
-Both engines run the same stages (:func:`paragen.pipeline.stages`), but only DVC writes ``dvc.lock``; after a
+Both engines run the same stages (:func:`paragen.pipeline.dag.stages`), but only DVC writes ``dvc.lock``; after a
 Snakemake run ``dvc status`` would call every stage changed. ``dvc commit --force`` hashes the outputs already
 in the workspace and records them, with the current dependencies and parameters, as if ``dvc repro`` had made
 them. That is only true when the outputs were made from this very ``params.yaml`` and ``dvc.yaml``: the caller
@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Iterator
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.config import ConfigError, ParagenConfig, parse_config, read_params
 
 

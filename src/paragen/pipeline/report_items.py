@@ -1,8 +1,8 @@
 """What a reader sees of each table and figure in ``snakemake --report``: the paper it belongs to, the table it
 illustrates and a caption saying what it is.
 
-A :class:`ReportItem` travels on the engine-neutral :class:`paragen.pipeline.Stage` (DVC ignores it); the
-Snakemake rules flag those outputs with ``report(...)`` (``paragen.snakemake_report`` writes the caption files).
+A :class:`ReportItem` travels on the engine-neutral :class:`paragen.pipeline.dag.Stage` (DVC ignores it); the
+Snakemake rules flag those outputs with ``report(...)`` (``paragen.pipeline.snakemake_report`` writes the caption files).
 Everything here is derived from ``params.yaml`` and the published-number files, never typed per rule: a table's
 paper comes from the ``study`` key of its ``paper_results`` file, its subcategory is its title.
 """

@@ -22,7 +22,7 @@ from typing import Iterable
 
 from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, ModelConfig, ParagenConfig, RealDataset,
                             SyntheticDataset)
-from paragen.vocabulary import SPECIALS
+from paragen.data.vocabulary import SPECIALS
 
 MEASURED_TOKENS_PER_S = 7_000
 """Target tokens per second per decoder layer on one GPU (see the module docstring)."""
@@ -190,13 +190,13 @@ def serial(requests: Iterable[Resources]) -> Resources:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m paragen.resources [--params FILE]``: the sbatch options of one job running the whole DAG."""
+    """``python -m paragen.pipeline.resources [--params FILE]``: the sbatch options of one job running the whole DAG."""
     import argparse
 
     from paragen.config import load_config
-    from paragen.pipeline import stages
+    from paragen.pipeline.dag import stages
 
-    parser = argparse.ArgumentParser(prog="python -m paragen.resources", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m paragen.pipeline.resources", description=main.__doc__)
     parser.add_argument("--params", default="params.yaml")
     args = parser.parse_args(argv)
     whole = serial(s.resources for s in stages(load_config(args.params)))

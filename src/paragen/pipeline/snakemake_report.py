@@ -1,4 +1,4 @@
-"""Caption files for ``snakemake --report``, written from the stages' :class:`~paragen.report_items.ReportItem`\\ s.
+"""Caption files for ``snakemake --report``, written from the stages' :class:`~paragen.pipeline.report_items.ReportItem`\\ s.
 
 Snakemake reads a report caption from a file (reStructuredText, rendered through Jinja first), so each item's
 plain-text caption is written to one small ``.rst`` file when the workflow is parsed (``workflow/rules/common.smk``).
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from paragen.atomic import write_text
-from paragen.report_items import ReportItem
+from paragen.pipeline.report_items import ReportItem
 
 CAPTION_DIR = ".snakemake/paragen-captions"
 """Beside Snakemake's own metadata: generated, ignored by git and DVC, rewritten on every parse."""

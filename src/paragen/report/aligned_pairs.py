@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.atomic import write_text
 from paragen.config import TableConfig
 from paragen.metrics.aligned_pairs import GROUPS

@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
 from paragen.data.synthetic import tag_column
@@ -14,14 +14,14 @@ from paragen.report.closest_epoch import closest_epoch, mean_rows
 from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_copy_heatmap, plot_curves,
                                     plot_odd_generation, plot_training_panels, plot_type_curves, read_log)
 from paragen.report.parameters import count_cell
-from paragen.runlock import lock_holder
-from paragen.stopping_rule import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
+from paragen.training.runlock import lock_holder
+from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
 from paragen.report.captions import (absent_reason, ceiling_text, describe_embeddings, describe_hardware,
                                      describe_scale, describe_systems, hardware_summary)
 from paragen.report.comparisons import comparison_lines
 from paragen.report.tables import (Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
                                    read_rescored, to_csv, to_latex, to_markdown)
-from paragen.seeds import replica_runs, replicas
+from paragen.config.seeds import replica_runs, replicas
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.figures import read_log
 from paragen.report.tables import ABSENT
-from paragen.stopping_rule import SESSIONS_FILE
+from paragen.training.stopping import SESSIONS_FILE
 
 
 def _beams_text(config: ParagenConfig, experiments: list[str]) -> str:
@@ -80,8 +80,8 @@ def hardware_summary(run_dirs: dict[str, Path]) -> str:
 def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
     """Caption text: the ROUGE a headline stand-in's own gold headlines get against themselves (rouge-score gives
     a one-word headline 0 on ROUGE-2, so the ceiling is below 100). Empty for other data or before generation."""
-    from paragen.scoring import score
-    from paragen.evaluation import score_request
+    from paragen.scoring.files import score
+    from paragen.scoring.evaluation import score_request
 
     datasets = dict.fromkeys(config.experiments[e].dataset for e in experiments)
     parts = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.report.tables import ABSENT
 

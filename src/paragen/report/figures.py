@@ -40,7 +40,7 @@ class EpochBand:
 
 def epoch_band(logs: list[list[dict[str, float]]], column: str) -> EpochBand:
     """Mean ± sd of ``column`` per epoch over the runs that reached it."""
-    from paragen.seeds import mean_sd
+    from paragen.config.seeds import mean_sd
 
     by_epoch: dict[float, list[float]] = {}
     for rows in logs:
@@ -255,7 +255,7 @@ def plot_odd_generation(counts: dict[str, list[dict[str, int]]], path: str | Pat
     per system, the mean over its seed runs with ± sd error bars where it has several; the legend below."""
     import numpy as np
 
-    from paragen.seeds import mean_sd
+    from paragen.config.seeds import mean_sd
 
     systems = list(counts)
     kinds = (("sentences_with_repeats", "repeating phrases"), ("sentences_short", "lack of important phrases"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.atomic import write_text
 from paragen.config import ParagenConfig
 

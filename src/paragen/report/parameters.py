@@ -16,7 +16,7 @@ from pathlib import Path
 from paragen.config import ModelConfig
 from paragen.models import build_model
 from paragen.models.outputs import SoftmaxOutput, WeanOutput
-from paragen.vocabulary import SPECIALS, Vocabulary
+from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 
 def output_layer_parameters(config: ModelConfig, vocab_size: int) -> int:

@@ -19,8 +19,8 @@ import yaml
 
 from paragen.report.render import (ABSENT, INTERVAL_LEGEND, SEEDED_LEGEND, cell_notes,  # noqa: F401
                                    cell_text, latex_escape, to_csv, to_latex, to_markdown)
-from paragen.report_items import STUDIES
-from paragen.stopping_rule import TrainingOutcome
+from paragen.pipeline.report_items import STUDIES
+from paragen.training.stopping import TrainingOutcome
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class PaperTable:
     baselines: list[Baseline] = field(default_factory=list)
     decimals: int = 1
     study: str = ""
-    """Which of the four papers the table belongs to (a key of ``paragen.report_items.STUDIES``)."""
+    """Which of the four papers the table belongs to (a key of ``paragen.pipeline.report_items.STUDIES``)."""
 
     @classmethod
     def load(cls, name: str) -> "PaperTable":
@@ -241,7 +241,7 @@ def row_cell(published: float | None, runs: list[LoadedRun], path: str, notes: l
     if len(runs) == 1:
         bounds = _interval(runs[0], path)
         return Cell(published, values[0], "; ".join(notes), interval=bounds)
-    from paragen.seeds import mean_sd
+    from paragen.config.seeds import mean_sd
 
     average, sd = mean_sd(values)
     return Cell(published, average, "; ".join(notes), sd,

@@ -1,7 +1,7 @@
 """``paragen compare``: a paper's headline comparison (CopyNet vs RNNSearch, WEAN vs Seq2seq, SPM vs EncDec) as a
 paired bootstrap test of two experiments' test outputs, on every test split of their dataset.
 
-The outputs are scored exactly as their table scores them (:mod:`paragen.evaluation`'s settings; exact match on
+The outputs are scored exactly as their table scores them (:mod:`paragen.scoring.evaluation`'s settings; exact match on
 rule data) and resampled by :func:`paragen.metrics.bootstrap.paired_bootstrap`, the test ``paragen score
 --compare`` runs. The p-value is the share of resamples in which the row does not beat the baseline.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.config import ParagenConfig, SyntheticDataset
-from paragen.evaluation import restores_bpe, score_request
-from paragen.scoring import ScoreRequest, score
+from paragen.scoring.evaluation import restores_bpe, score_request
+from paragen.scoring.files import ScoreRequest, score
 
 
 def compare_experiments(config: ParagenConfig, experiment: str, baseline: str, metric: str,

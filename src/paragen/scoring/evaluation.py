@@ -1,7 +1,7 @@
 """``paragen evaluate``: score a real-data experiment's test output with its dataset's metrics.
 
 One JSON per experiment (``results/metrics/<experiment>.json``) holds every metric the dataset
-asks for (``datasets.<name>.evaluation``), each computed by :func:`paragen.scoring.score` with
+asks for (``datasets.<name>.evaluation``), each computed by :func:`paragen.scoring.files.score` with
 the same settings a user would pass to ``paragen score``: BPE is restored first, BLEU and SARI
 see every reference set of the split (``test.ref.k``) and the source (SARI), ROUGE the first
 reference on the configured unit (LCSTS: characters, so +C and +W rows are comparable), with rouge-score
@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.config import Evaluation, HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.data.corpus import CorpusError, read_lines, reference_files
-from paragen.scoring import ScoreRequest, score
+from paragen.scoring.files import ScoreRequest, score
 
 
 def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any]:

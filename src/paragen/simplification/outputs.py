@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from paragen import pipeline
+from paragen.pipeline import dag as pipeline
 from paragen.atomic import atomic_open
 from paragen.config import ConfigError, ParagenConfig
 from paragen.data.corpus import check_aligned, read_lines, reference_files

@@ -71,7 +71,7 @@ def protocol_scores(test: TurkTest, output: list[str], output_name: str = "outpu
 def score_file(hyp: str | Path, raw: str | Path = RAW_DIRECTORY, oracle: bool = False,
                remove_bpe: bool = False) -> dict[str, Any]:
     """003's protocol on an output file; ``oracle`` scores the protocol's oracle (the .simp sentence) instead."""
-    from paragen.scoring import restore_bpe
+    from paragen.scoring.files import restore_bpe
 
     test = read_turk_test(raw)
     if oracle:

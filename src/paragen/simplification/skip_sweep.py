@@ -14,12 +14,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from paragen import pipeline
-from paragen.pipeline import sweep_outputs
+from paragen.pipeline import dag as pipeline
+from paragen.pipeline.dag import sweep_outputs
 from paragen.atomic import atomic_path, write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset
-from paragen.evaluation import restores_bpe, skip_runs
-from paragen.scoring import headline
+from paragen.scoring.evaluation import restores_bpe, skip_runs
+from paragen.scoring.files import headline
 
 METRIC_LABELS = {"sari": "SARI", "bleu": "BLEU", "rouge": "ROUGE"}
 

@@ -3,7 +3,7 @@ collectives the one trainer needs.
 
 The contract is that N processes train the model one process would train with the same settings:
 
-* **Batches.** ``training.*.batch_size`` stays the *global* batch: :func:`paragen.batching.batch_order`
+* **Batches.** ``training.*.batch_size`` stays the *global* batch: :func:`paragen.data.batching.batch_order`
   draws the same length-bucketed batches on every rank (same seed), and rank r trains on the r-th of N
   contiguous shares of each (:meth:`World.share`: sizes differ by at most one sentence, the first
   ``B mod N`` ranks take one more). Contiguous shares of a length-sorted batch keep each rank's padding as
@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import torch
 import torch.distributed as dist
 
-from paragen.batching import Batch
+from paragen.data.batching import Batch
 
 TORCHRUN_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
 """What ``torchrun`` sets in each process it starts (with MASTER_ADDR and MASTER_PORT, read by torch)."""

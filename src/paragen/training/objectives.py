@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from paragen.batching import Batch
+from paragen.data.batching import Batch
 from paragen.config import TrainingConfig
 from paragen.models.critic import RuleTable, critic_loss
 from paragen.models.seq2seq import Loss

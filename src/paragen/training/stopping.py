@@ -1,6 +1,6 @@
 """The early-stopping rule, and how a finished run ended, replayed from its logged validation scores.
 
-Kept apart from :mod:`paragen.training` (and free of torch) so the report can say, per table row, which
+Kept apart from :mod:`paragen.training.trainer` (and free of torch) so the report can say, per table row, which
 epoch was selected and whether the run stopped early or hit the epoch cap.
 """
 

@@ -15,7 +15,7 @@ left out: they do not choose the trajectory, so raising ``max_epochs`` after a
 run ends continues that run instead of starting over. The RNG states saved are
 the CPU one, Python's and, on CUDA, every device's (dropout draws from those).
 
-Under ``torchrun`` (:mod:`paragen.distributed`) the same loop trains on N processes: each takes a
+Under ``torchrun`` (:mod:`paragen.training.distributed`) the same loop trains on N processes: each takes a
 contiguous share of every batch, DDP sums the gradients so that they equal the one-process gradient, and
 rank 0 alone validates and writes; the resume state then keeps every rank's RNG states.
 """
@@ -40,24 +40,24 @@ import torch
 from tqdm.auto import tqdm
 
 from paragen.atomic import write_json, atomic_path, write_text
-from paragen.batching import batch_at, batch_order, iterate_batches
+from paragen.data.batching import batch_at, batch_order, iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_used
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.fetch import digests
 from paragen.data.synthetic import tag_column
-from paragen.decoding import translate
-from paragen.distributed import DistributedError, World, data_parallel, gradient_weight
+from paragen.decoding.decode import translate
+from paragen.training.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.models import build_model, vocabulary_for
 from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
 from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_tables
-from paragen.objectives import objective
-from paragen.schedules import set_rate
-from paragen.runlock import run_lock
-from paragen.stopping_rule import SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
+from paragen.training.objectives import objective
+from paragen.training.schedules import set_rate
+from paragen.training.runlock import run_lock
+from paragen.training.stopping import SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
 from paragen.metrics.exact import accuracy_by_tag
-from paragen.validation import Validator, make_validator
-from paragen.vocabulary import Vocabulary
+from paragen.training.validation import Validator, make_validator
+from paragen.data.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -288,7 +288,7 @@ def autocast(device: torch.device, enabled: bool) -> torch.autocast:
 
 
 def _holding_run_lock(train_fn: Callable[..., TrainState]) -> Callable[..., TrainState]:
-    """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.runlock.run_lock`); under
+    """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.training.runlock.run_lock`); under
     torchrun rank 0 holds it for all ranks (the others write nothing, and would refuse each other)."""
     @functools.wraps(train_fn)
     def locked(**kwargs: Any) -> TrainState:
@@ -307,12 +307,12 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
     ``validator`` scores greedy validation hypotheses for model selection (default: exact match
-    against the validation targets; see :mod:`paragen.validation`); ``extra_inputs`` are further files
+    against the validation targets; see :mod:`paragen.training.validation`); ``extra_inputs`` are further files
     it reads (validation references), whose content enters the resume digest. ``stop_after_epoch`` ends the
     process-local loop early *without* publishing, the in-process stand-in for an interruption
     used by tests. The run directory is locked for the duration (a second trainer refuses).
 
-    In a process group (torchrun, :mod:`paragen.distributed`) every rank calls this: ``batch_size`` is the
+    In a process group (torchrun, :mod:`paragen.training.distributed`) every rank calls this: ``batch_size`` is the
     global batch, each rank trains on its share, and rank 0 alone validates and writes files.
     """
     world = World.current()
