@@ -174,7 +174,7 @@ State:10,Comment:40" | sed 's/^/    /'
     say "dvc: dvc repro inside one sbatch job"
     local options
     (cd "$runs/dvc" && git init -q && dvc init -q && paragen dvc-yaml >/dev/null)
-    options="$(cd "$runs/dvc" && "$PYTHON" -m paragen.pipeline.resources)"  # the largest request, the summed wall time
+    options="$(cd "$runs/dvc" && "$PYTHON" -m paragen.pipeline.sbatch)"  # the largest request, the summed wall time
     echo "  sbatch --wait -p gpu $options --cpus-per-task=2 --wrap 'dvc repro'"
     # shellcheck disable=SC2086  # the options are words
     (cd "$runs/dvc" && timed dvc "$runs/dvc.log" sbatch --wait --parsable -p gpu $options --cpus-per-task=2 \

@@ -85,9 +85,9 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "data" / "vocab" / "hs.txt").write_text("\n".join(ALIGN_VOCAB.itos) + "\n")
     (tmp_path / "runs" / "h_encdec").mkdir(parents=True)
     (tmp_path / "runs" / "h_encdec" / "best.pt").write_bytes(b"")
-    import paragen.training.trainer
+    import paragen.training.checkpoint
 
-    monkeypatch.setattr(paragen.training.trainer, "load_model", lambda path, device: (ScriptedAligner(IDS), {}))
+    monkeypatch.setattr(paragen.training.checkpoint, "load_model", lambda path, device: (ScriptedAligner(IDS), {}))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -177,8 +177,8 @@ def test_cli_writes_the_pairs_of_a_sample_and_refuses_a_model_without_spm(workdi
     class WithoutHead(ScriptedAligner):
         source_prediction = None
 
-    import paragen.training.trainer
+    import paragen.training.checkpoint
 
-    monkeypatch.setattr(paragen.training.trainer, "load_model", lambda path, device: (WithoutHead(IDS), {}))
+    monkeypatch.setattr(paragen.training.checkpoint, "load_model", lambda path, device: (WithoutHead(IDS), {}))
     assert main(["align", "--experiment", "h_encdec", "--pairs", "p2.json"]) == 2
     assert "this model has no source-side prediction head" in capsys.readouterr().err

@@ -131,7 +131,8 @@ def test_a_hybrid_model_trains_and_reloads_with_its_character_decoder(tmp_path, 
     from paragen.config import ModelConfig, TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training.trainer import load_model, train
+    from paragen.training.checkpoint import load_model
+    from paragen.training.trainer import train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from paragen.cli import main
-from paragen.training.trainer import CheckpointError, load_model, restore_rng, rng_states
+from paragen.training.checkpoint import CheckpointError, load_model, restore_rng, rng_states
 
 REFERENCES_ZH = ["今天天气很好", "我们去公园"]
 OUTPUT_ZH = ["今天天气好", "我们去公园吧"]

@@ -38,7 +38,7 @@ def test_suite_and_data_names_are_checked_too():
 
 def test_every_word_of_every_stage_command_survives_the_shell():
     """A mirror path with shell characters reaches paragen as one argument in both engines' command text."""
-    from paragen.pipeline.dag import stages
+    from paragen.pipeline.plan import stages
 
     raw = yaml.safe_load((ROOT / "params.yaml").read_text())
     hostile = "../shared/data;touch X;# $(id) `id` 'q'"
@@ -54,7 +54,7 @@ def test_every_word_of_every_stage_command_survives_the_shell():
 
 def test_hostile_paths_reach_paragen_as_one_argument_in_both_engines(workflow_dir):
     """Dry runs only: the commands Snakemake prints and dvc.yaml holds, parsed back with shlex.split."""
-    from paragen.pipeline.dag import write_dvc_yaml
+    from paragen.pipeline.dvc import write_dvc_yaml
     from test_engines_agree import dvc_stages, snakemake_jobs
 
     hostile = "../shared/data;touch X;# $(touch Y) `touch Z`"

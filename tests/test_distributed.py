@@ -23,7 +23,8 @@ from paragen.data.corpus import ParallelCorpus, read_split
 from paragen.data.synthetic import generate, write_splits
 from paragen.training.distributed import DistributedError, World
 from paragen.models import build_model
-from paragen.training.trainer import pick_device, resume_digest, stale_parts, train
+from paragen.training.checkpoint import resume_digest, stale_parts
+from paragen.training.trainer import pick_device, train
 from paragen.data.vocabulary import Vocabulary
 
 from conftest import TINY_PARAMS

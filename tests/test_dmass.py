@@ -166,7 +166,8 @@ def test_dmass_and_critic_train_and_resume_exactly(tmp_path, tiny_config, mode):
     from paragen.config import CriticConfig, DmassConfig, TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training.trainer import load_model, train
+    from paragen.training.checkpoint import load_model
+    from paragen.training.trainer import train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

@@ -10,7 +10,8 @@ import yaml
 
 from paragen.config import ConfigError, load_config
 from paragen.pipeline.dvc_record import complete_stages, record_after_snakemake, record_into_dvc_lock
-from paragen.pipeline.dag import stages, write_dvc_yaml
+from paragen.pipeline.plan import stages
+from paragen.pipeline.dvc import write_dvc_yaml
 
 from conftest import TINY_PARAMS
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from paragen.config import load_config
-from paragen.pipeline.dag import write_dvc_yaml
+from paragen.pipeline.dvc import write_dvc_yaml
 
 from conftest import MIRROR, ROOT, copy_workflow
 

@@ -136,12 +136,12 @@ def test_the_filter_belongs_to_its_recipe():
 
 
 def test_the_dag_passes_the_filter_from_params_to_prepare():
-    from paragen.pipeline import dag as pipeline
+    from paragen.pipeline import plan
 
     raw = yaml.safe_load((ROOT / "params.yaml").read_text())
     raw["data"] = ["ew_sew_hwang"]
     raw["datasets"]["ew_sew_hwang"]["alignment_filter"].update(min_score=0.5, drop_identical=True)
-    stage = {s.name: s for s in pipeline.stages(parse_config(raw))}["prepare_ew_sew_hwang"]
+    stage = {s.name: s for s in plan.stages(parse_config(raw))}["prepare_ew_sew_hwang"]
     assert stage.cmd == ("paragen prepare ew_sew_hwang --split train --split valid --split test --classes "
                          "good,good_partial --min-score 0.5 --drop-identical --max-line-chars 4000")
     assert "datasets.ew_sew_hwang.alignment_filter" in stage.params

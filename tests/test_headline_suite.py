@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from paragen.config import ConfigError, parse_config
-from paragen.pipeline.dag import stages
+from paragen.pipeline.plan import stages
 
 from conftest import ROOT
 

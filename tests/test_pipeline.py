@@ -2,7 +2,8 @@ import subprocess
 import sys
 
 from paragen.config import load_config
-from paragen.pipeline.dag import final_outputs, render_dvc_yaml, stages
+from paragen.pipeline.plan import final_outputs, stages
+from paragen.pipeline.dvc import render_dvc_yaml
 
 from conftest import ROOT
 
@@ -75,11 +76,12 @@ def test_dvc_plots_group_each_tables_curves_and_their_output_is_ignored(tiny_con
 def _training_logs_and_plotted(raw: dict) -> tuple[set[str], set[str]]:
     """(train_log.csv of every train stage, every file some `dvc plots` entry draws) for a params mapping."""
     from paragen.config import parse_config
-    from paragen.pipeline.dag import dvc_plots
+    from paragen.pipeline.dvc import dvc_plots
+    from paragen.pipeline.plan import build_plan
 
     config = parse_config(raw, "params.yaml")
     logs = {out for s in stages(config) if s.step == "train" for out in s.outs if out.endswith("/train_log.csv")}
-    return logs, {path for plot in dvc_plots(config) for spec in plot.values() for path in spec["y"]}
+    return logs, {path for plot in dvc_plots(build_plan(config)) for spec in plot.values() for path in spec["y"]}
 
 
 def test_dvc_plots_draw_every_training_log_of_every_suite():

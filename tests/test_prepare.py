@@ -198,7 +198,7 @@ def test_the_line_limit_is_a_params_yaml_key_passed_to_prepare():
     import yaml
 
     from paragen.config import parse_config
-    from paragen.pipeline.dag import real_data_stages
+    from paragen.pipeline.data_stages import real_data_stages
 
     raw = yaml.safe_load(Path("params.yaml").read_text())
     raw["data"] = ["pwkp"]

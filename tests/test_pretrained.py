@@ -64,7 +64,7 @@ def test_a_vector_of_the_wrong_width_is_named_with_its_line(tmp_path):
 
 
 def test_training_records_the_initialisation_and_the_table_caption_quotes_it(tmp_path, monkeypatch, tiny_config):
-    from paragen.pipeline import dag as pipeline
+    from paragen.pipeline import plan
     from paragen.config import ModelConfig, PretrainedEmbeddings, TrainingConfig, parse_config
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
@@ -90,7 +90,7 @@ def test_training_records_the_initialisation_and_the_table_caption_quotes_it(tmp
     config = parse_config(raw)
     assert describe_embeddings(config, {"base transformer": "simp_transformer", "nmt": "simp_nmt"}) == (
         f" Embeddings: base transformer: embeddings initialised from vectors.txt for 1 of {len(words)} words.")
-    stages = {s.name: s for s in pipeline.stages(config)}
+    stages = {s.name: s for s in plan.stages(config)}
     assert "runs/simp_transformer/embeddings.json" in stages["train_simp_transformer"].outs
     assert "runs/simp_nmt/embeddings.json" not in stages["train_simp_nmt"].outs  # NMT starts from random
     assert "runs/simp_transformer/embeddings.json" in stages["report_simplification"].deps

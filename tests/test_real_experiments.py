@@ -11,9 +11,11 @@ import yaml
 
 from paragen.config import ModelConfig, parse_config
 from paragen.data.corpus import ParallelCorpus
-from paragen.pipeline.dag import PUBLISHED_OUTPUTS_CSV, stages
+from paragen.artifacts import PUBLISHED_OUTPUTS_CSV
+from paragen.pipeline.plan import stages
 from paragen.report.parameters import output_layer_parameters
-from paragen.report.tables import Baseline, Column, PaperTable, fill_table
+from paragen.config.papers import Baseline, Column, PaperTable
+from paragen.report.tables import fill_table
 from paragen.training.validation import make_validator
 
 from conftest import ROOT

@@ -2,7 +2,11 @@ import pytest
 import json
 from pathlib import Path
 
-from paragen.report.tables import PaperTable, fill_table, to_csv, to_latex, to_markdown
+from paragen.config.papers import PaperTable
+
+from paragen.report.render import to_csv, to_latex, to_markdown
+
+from paragen.report.tables import fill_table
 
 
 def _metrics(path: Path, by_tag: dict) -> Path:
@@ -131,18 +135,16 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
 
 
 def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_path, monkeypatch, tiny_config):
-    import yaml
-
-    from paragen.pipeline import dag as pipeline
+    from paragen.pipeline import plan
     from paragen.config import parse_config
-    from paragen.report import build, figures
+    from paragen.report import figures
 
     monkeypatch.chdir(tmp_path)
     raw = tiny_config.model_dump(exclude_unset=True)
     training = raw["experiments"]["t_copynet"]["training"]
     raw["training"][training] = {**raw["training"][training], "log_metrics": ["bleu"]}
     config = parse_config(raw)
-    report = next(s for s in pipeline.stages(config) if s.name == "report_copynet_synthetic")
+    report = next(s for s in plan.stages(config) if s.name == "report_copynet_synthetic")
     panel_paths = [p for p in report.outs if p.endswith("_training.png")]
     assert panel_paths and all(p.startswith("results/figures/copynet_synthetic_t_") for p in panel_paths)
     # the figure itself: six panels in 003 Figure 1's order; a column the log lacks is said to be missing
@@ -160,8 +162,8 @@ def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_pat
 
 
 def test_curves_never_mix_selection_metrics():
-    from paragen.pipeline import dag as pipeline
     from paragen.config import load_config, parse_config
+    from paragen.pipeline import dvc, plan, tables
 
     from conftest import ROOT
 
@@ -169,13 +171,13 @@ def test_curves_never_mix_selection_metrics():
     raw.update(suites=["simplification"], data=["turk", "wikilarge"])
     config = parse_config(raw)
     # NMT selects by validation loss, the Transformers by SARI: both log SARI, so the curves plot SARI
-    assert pipeline.curve_column(config, ["simp_nmt", "simp_transformer"]) == ("valid_sari", "validation SARI")
-    assert pipeline.curve_column(config, ["simp_transformer", "simp_dmass"]) == ("valid_metric", "validation SARI")
-    plots = {k: v for p in pipeline.dvc_plots(config) for k, v in p.items()}
+    assert tables.curve_column(config, ["simp_nmt", "simp_transformer"]) == ("valid_sari", "validation SARI")
+    assert tables.curve_column(config, ["simp_transformer", "simp_dmass"]) == ("valid_metric", "validation SARI")
+    plots = {k: v for p in dvc.dvc_plots(plan.build_plan(config)) for k, v in p.items()}
     assert set(plots["simplification_valid_curves"]["y"].values()) == {"valid_sari"}
     raw["training"]["nmt_simp"]["log_metrics"] = []
     with pytest.raises(ValueError, match="give their training configurations a shared log_metrics entry"):
-        pipeline.curve_column(parse_config(raw), ["simp_nmt", "simp_transformer"])
+        tables.curve_column(parse_config(raw), ["simp_nmt", "simp_transformer"])
 
 
 def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
@@ -265,7 +267,7 @@ def test_rows_still_training_are_marked(tmp_path):
 
 
 def _scores_table(tmp_path: Path, rows: dict, columns: list, published: dict) -> PaperTable:
-    from paragen.report.tables import Column
+    from paragen.config.papers import Column
 
     return PaperTable("P", "T1", "m", [Column(**c) for c in columns], published, decimals=2, study="simplification")
 
@@ -299,7 +301,7 @@ def test_a_table_without_published_rows_does_not_mark_every_cell(tmp_path):
 
 
 def test_latex_escapes_what_latex_would_misread():
-    from paragen.report.tables import latex_escape
+    from paragen.report.render import latex_escape
 
     # OT1 encoding prints < and > as inverted exclamation and question marks; _ & % # $ { } start commands
     assert latex_escape("c<i> -> r<i>") == r"c\textless{}i\textgreater{} -\textgreater{} r\textless{}i\textgreater{}"
@@ -367,7 +369,7 @@ def test_odd_generation_bars_are_the_mean_over_seeds_with_sd(tmp_path, monkeypat
 
 
 def test_a_baseline_published_under_another_scoring_shows_no_difference_in_that_column(tmp_path):
-    from paragen.report.tables import Baseline, Column
+    from paragen.config.papers import Baseline, Column
 
     columns = [Column("bleu", "BLEU", "bleu/score"), Column("bleu_003", "BLEU (003)", "x/score", paper="bleu")]
     baseline = Baseline("SOTA", {"bleu": 73.08}, "T1", [

@@ -6,7 +6,8 @@ import yaml
 from docutils.core import publish_parts
 
 from paragen.config import parse_config
-from paragen.pipeline.dag import Stage, stages
+from paragen.pipeline.stage import Stage
+from paragen.pipeline.plan import stages
 from paragen.pipeline.report_items import ReportItem
 from paragen.pipeline.snakemake_report import rst_text, write_captions
 

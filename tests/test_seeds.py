@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from paragen.config import ConfigError, load_config, parse_config
-from paragen.report.tables import PaperTable, SeedRun, fill_table, to_csv, to_latex, to_markdown
+from paragen.config.papers import PaperTable
+from paragen.report.render import to_csv, to_latex, to_markdown
+from paragen.report.tables import SeedRun, fill_table
 
 from conftest import ROOT, TINY_PARAMS
 
@@ -32,7 +34,7 @@ def test_one_seed_by_default_three_at_paper_scale_and_as_many_as_asked():
 
 
 def test_replicas_follow_the_training_seed_and_keep_the_first_runs_paths():
-    from paragen.pipeline.dag import run_dir
+    from paragen.artifacts import run_dir
     from paragen.config.seeds import replica_seeds, replicas
 
     config = _config(seeds=3)  # tiny's training seed is 1
@@ -163,7 +165,8 @@ def test_curves_of_seeded_rows_draw_a_band(tmp_path, monkeypatch):
 
 
 def test_seeded_dag_trains_each_replica_and_reports_over_them():
-    from paragen.pipeline.dag import dvc_plots, stages
+    from paragen.pipeline.dvc import dvc_plots
+    from paragen.pipeline.plan import build_plan, stages
 
     all_stages = {s.name: s for s in stages(_config(seeds=2))}
     assert {"train_t_copynet", "train_t_copynet_seed2", "decode_t_copynet_seed2", "score_t_copynet_seed2"} \
@@ -175,7 +178,7 @@ def test_seeded_dag_trains_each_replica_and_reports_over_them():
             "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json"} <= set(report.deps)
     assert {all_stages[n].cmd.split("--out ")[1] for n in all_stages if n.startswith("compare_")} == \
         {"results/metrics/t_copynet.vs.t_encdec.json", "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json"}
-    (plot,) = dvc_plots(_config(seeds=2))  # one plot: the table's rows with every seed, no plot per replica
+    (plot,) = dvc_plots(build_plan(_config(seeds=2)))  # one plot: the table's rows with every seed, no plot per replica
     assert set(plot["copynet_synthetic_valid_curves"]["y"]) == {
         f"runs/{e}/train_log.csv" for e in ("t_encdec", "t_encdec_seed2", "t_copynet", "t_copynet_seed2",
                                             "t_wean", "t_wean_seed2")}
@@ -190,18 +193,19 @@ def _comparison_file(path: Path, p_value: float, a: float, b: float, samples: in
 
 
 def test_comparison_lines_give_each_seeds_scores_difference_and_p(tmp_path, monkeypatch):
+    from paragen.pipeline.tables import table_plan
     from paragen.report.comparisons import comparison_lines
 
     monkeypatch.chdir(tmp_path)
     config = _config(seeds=2)
     _comparison_file(tmp_path / "results/metrics/t_copynet.vs.t_encdec.json", 0.0, 40.0, 55.5)
     _comparison_file(tmp_path / "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json", 0.123, 50.0, 51.0)
-    (line,) = comparison_lines(config, config.tables["copynet_synthetic"])
+    (line,) = comparison_lines(config, table_plan(config, "copynet_synthetic"))
     assert line == ("CopyNet vs Enc-Dec (200 resamples of the test sentences; score of CopyNet vs Enc-Dec): exact "
                     "match on test: 55.5 vs 40.0 (+15.5), p < 0.001 (seed 1); 51.0 vs 50.0 (+1.0), p = 0.123 "
                     "(seed 2). CopyNet is better at p < 0.05 in 1 of 2 tests.")
     (tmp_path / "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json").unlink()
-    assert comparison_lines(config, config.tables["copynet_synthetic"]) == [
+    assert comparison_lines(config, table_plan(config, "copynet_synthetic")) == [
         "CopyNet vs Enc-Dec: not yet run (results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json missing)"]
 
 
@@ -221,7 +225,7 @@ def test_compare_command_resamples_the_two_outputs(tmp_path, monkeypatch, capsys
     """Three test lines: the row right on lines 1 and 2, the baseline on line 1 only: exact match 66.7 vs 33.3.
     A resample lets the row not win only when it never draws line 2 ((2/3)^3 = 8/27 of resamples)."""
     from paragen.cli import main
-    from paragen.pipeline.dag import hyp_path, prepared
+    from paragen.artifacts import hyp_path, prepared
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text(TINY_PARAMS.read_text())
@@ -242,10 +246,11 @@ def test_compare_command_resamples_the_two_outputs(tmp_path, monkeypatch, capsys
 
 
 def test_a_comparison_whose_rows_cannot_run_says_why():
+    from paragen.pipeline.tables import table_plan
     from paragen.report.comparisons import comparison_lines
 
     config = load_config(ROOT / "params.yaml")  # no real dataset switched on
-    assert comparison_lines(config, config.tables["spm_gigaword"]) == ["EncDec+SPM vs EncDec: not run: dataset absent"]
+    assert comparison_lines(config, table_plan(config, "spm_gigaword")) == ["EncDec+SPM vs EncDec: not run: dataset absent"]
 
 
 def test_a_band_is_clipped_to_the_metric_and_drawn_only_where_every_seed_ran(tmp_path, monkeypatch):

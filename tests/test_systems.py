@@ -10,7 +10,7 @@ import pytest
 import sacrebleu
 import yaml
 
-from paragen.pipeline import dag as pipeline
+from paragen.pipeline import plan
 from paragen.cli import main
 from paragen.config import ConfigError, parse_config
 
@@ -29,7 +29,7 @@ def _simplification(**changes):
 
 def test_systems_get_a_compute_and_an_evaluate_stage_and_no_training():
     config = _simplification()
-    stages = {s.name: s for s in pipeline.stages(config)}
+    stages = {s.name: s for s in plan.stages(config)}
     assert config.active_systems() == ["simp_identity", "simp_skip", "simp_ppdb_word", "simp_ppdb_phrase",
                                        "simp_ppdb_both", "simp_oracle"]
     assert config.active_experiments() == []
@@ -52,7 +52,7 @@ def test_systems_get_a_compute_and_an_evaluate_stage_and_no_training():
 def test_without_the_dataset_the_rows_do_not_run():
     config = parse_config(_project(suites=["simplification"]))
     assert config.active_systems() == []
-    assert "fetch_ppdb" not in {s.name for s in pipeline.stages(config)}
+    assert "fetch_ppdb" not in {s.name for s in plan.stages(config)}
 
 
 def _with_system(name: str, spec: dict, table_row: bool = True) -> dict:
@@ -67,7 +67,7 @@ def test_a_system_rewriting_another_rows_output_depends_on_it():
     raw = _with_system("simp_identity_ppdb", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical",
                                               "input": "simp_skip"})
     config = parse_config(raw)
-    stage = {s.name: s for s in pipeline.stages(config)}["system_simp_identity_ppdb"]
+    stage = {s.name: s for s in plan.stages(config)}["system_simp_identity_ppdb"]
     assert "runs/simp_skip/test.hyp" in stage.deps
 
 

@@ -15,7 +15,8 @@ import torch
 from paragen.config import ModelConfig, TrainingConfig
 from paragen.data.corpus import read_split
 from paragen.data.synthetic import generate, write_splits
-from paragen.training.trainer import LOG_FIELDS, load_model, train
+from paragen.training.checkpoint import load_model
+from paragen.training.trainer import LOG_FIELDS, train
 from paragen.data.vocabulary import Vocabulary
 
 from conftest import ROOT
@@ -201,7 +202,7 @@ def test_sari_validator_by_hand():
 
 
 def test_logging_more_metrics_or_spelling_out_a_default_keeps_the_run_resumable(tmp_path, tiny_config, caplog):
-    from paragen.training.trainer import resume_digest
+    from paragen.training.checkpoint import resume_digest
 
     data = _data(tmp_path, tiny_config)
     train_data, valid_data, vocab = data

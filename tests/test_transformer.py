@@ -300,7 +300,8 @@ def test_trains_with_the_warm_up_schedule_and_reloads_from_its_checkpoint(tmp_pa
     from paragen.config import TrainingConfig
     from paragen.data.corpus import read_split
     from paragen.data.synthetic import generate, write_splits
-    from paragen.training.trainer import load_model, train
+    from paragen.training.checkpoint import load_model
+    from paragen.training.trainer import train
 
     write_splits(generate(tiny_config.datasets["tiny"]), tmp_path / "data")
     train_data, valid_data = read_split(tmp_path / "data", "train"), read_split(tmp_path / "data", "valid")

@@ -1,15 +1,17 @@
 # Shared set-up: validate the configuration (the same schema paragen's commands
-# use) and derive the stage list every rule comes from.
+# use) and build the plan (paragen.pipeline.plan) whose stages every rule comes from.
 
 import json
 
 from paragen.config import parse_config
-from paragen.pipeline.dag import final_outputs, lookup, stages
+from paragen.pipeline.dvc import lookup
+from paragen.pipeline.plan import build_plan
 from paragen.pipeline.snakemake_report import write_captions
 
 PARAGEN = parse_config(config, "params.yaml (with --config overrides)")
-STAGES = stages(PARAGEN)
-FINAL_OUTPUTS = final_outputs(STAGES)
+PLAN = build_plan(PARAGEN)
+STAGES = PLAN.stages
+FINAL_OUTPUTS = PLAN.final_outputs()
 PARAGEN_DUMP = PARAGEN.model_dump()
 CAPTIONS = write_captions(item for stage in STAGES for item in stage.report)
 
@@ -20,8 +22,12 @@ def param_values(stage):
 
 
 def outputs(stage):
-    """A stage's outputs; the tables and figures among them flagged for `snakemake --report`, grouped by paper
-    (category) and table (subcategory), each with its caption file."""
+    """A stage's outputs; the tables and figures among them flagged for `snakemake --report`."""
     items = {item.path: item for item in stage.report}
-    return [report(path, caption=CAPTIONS[path], category=items[path].category,
-                   subcategory=items[path].subcategory) if path in items else path for path in stage.outs]
+    return [flagged(path, items[path]) if path in items else path for path in stage.outs]
+
+
+def flagged(path, item):
+    """A table or figure for `snakemake --report`, grouped by paper (category) and table (subcategory), with its
+    caption file. (A call of `report` must not start a line: snakefmt would read it as the `report:` directive.)"""
+    return report(path, caption=CAPTIONS[path], category=item.category, subcategory=item.subcategory)

@@ -1,6 +1,6 @@
 """Typed, validated view of ``params.yaml``: the single source of truth.
 
-Every stage of both workflow engines is derived from this object (see :mod:`paragen.pipeline.dag`), so a typo in
+Every stage of both workflow engines is derived from this object (see :mod:`paragen.pipeline.plan`), so a typo in
 ``params.yaml`` must stop the run at load time with the offending key and the allowed values, never half-way
 through a training run. One module per concern: :mod:`~paragen.config.base` (strict models, shared types, safe
 names), :mod:`~paragen.config.datasets`, :mod:`~paragen.config.models`, :mod:`~paragen.config.runs` (training,

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from paragen.data.corpus import MAX_LINE_CHARS
+from paragen.data.prepare import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE
 from paragen.config.base import Fraction, IntRange, PositiveInt, _Strict, _unique
 
 
@@ -27,10 +28,10 @@ class SyntheticDataset(_Strict):
     separate_variables: bool = Field(
         True, description="x and y never adjacent in a source pattern (at least one regular symbol between "
         "them, as in every example of §5.1), and an instance whose fillers still split two ways is redrawn; "
-        "false: the variables anywhere (paragen before issue 25), where adjacent x y cannot be told apart")
+        "false: the variables anywhere (paragen's rule data before 2026-11-24), where adjacent x y cannot be told apart")
     target_from_source: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
         0.5, description="chance that a target regular symbol is one of the rule's own source symbols (§5.1's "
-        "examples: 7 of their 13 target symbols are; 0: independent draws, paragen before issue 25)")
+        "examples: 7 of their 13 target symbols are; 0: independent draws, paragen's rule data before 2026-11-24)")
     seed: int = 1
 
     @model_validator(mode="after")
@@ -122,8 +123,8 @@ class AlignmentFilter(_Strict):
     """Which of Hwang et al. (2015)'s scored EW-SEW pairs to keep (recipe ew_sew_hwang; WEAN 000 §3.1.1)."""
 
     classes: Annotated[list[Literal["good", "good_partial", "remaining"]], AfterValidator(_unique)] = Field(
-        ["good", "good_partial"], min_length=1, description="match classes (one release file each)")
-    min_score: float = Field(0.45, description="keep pairs whose similarity score is greater than this")
+        list(HWANG_DEFAULT_CLASSES), min_length=1, description="match classes (one release file each)")
+    min_score: float = Field(HWANG_DEFAULT_MIN_SCORE, description="keep pairs whose similarity score is greater than this")
     deduplicate: bool = Field(False, description="remove repeated pairs (WEAN says so for PWKP only)")
     drop_identical: bool = Field(False, description="remove pairs whose two sides are identical")
 
@@ -133,7 +134,7 @@ class AlignmentFilter(_Strict):
 
 
 class RealDataset(_Strict):
-    """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary (issue 3).
+    """A real dataset entering the DAG: fetch -> prepare -> segment -> vocabulary.
 
     ``recipe`` names the preparation (``paragen prepare RECIPE``; default: the dataset's own name),
     so one prepared dataset can be segmented several ways (LCSTS +C and +W); ``fetch`` lists the

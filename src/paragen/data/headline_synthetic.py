@@ -26,9 +26,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paragen.atomic import atomic_open
-from paragen.config import HeadlineSyntheticDataset
+
+if TYPE_CHECKING:  # data sits below config (docs/architecture.md): the schema is for annotations only
+    from paragen.config import HeadlineSyntheticDataset
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 

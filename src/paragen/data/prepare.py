@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable
 
 from paragen.atomic import atomic_open, write_json
-from paragen.config import AlignmentFilter
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.data.lcsts import read_lcsts
 
@@ -168,6 +167,10 @@ def _ew_sew(raw_root: Path, split: str, options: dict) -> Split:
 HWANG_FILES = {"good": "aligned-good-0.67.txt", "good_partial": "aligned-good_partial-0.53.txt",
                "remaining": "aligned-remaining-0.45.txt"}
 """Hwang et al. (2015)'s release: one file per match class (the number is the file's lower score bound)."""
+HWANG_DEFAULT_CLASSES = ("good", "good_partial")
+HWANG_DEFAULT_MIN_SCORE = 0.45
+"""WEAN's EW-SEW (000 §3.1.1): good and good-partial matches scoring above 0.45; params.yaml's
+``alignment_filter`` defaults (:class:`paragen.config.datasets.AlignmentFilter`) are these."""
 NISIOI_PAIRS = 284_677
 """good + good_partial pairs in a later reproduction; Nisioi et al. (2017) report about 280K, WEAN (000 §3.1.1)
 about 150K good and 130K good-partial."""
@@ -204,9 +207,8 @@ def _ew_sew_hwang(raw_root: Path, split: str, options: dict) -> Split:
     """
     if split != "train":
         return turk(raw_root, split)
-    defaults = AlignmentFilter()  # params.yaml's defaults: one place says good + good_partial above 0.45
-    classes = options.get("classes") or defaults.classes
-    threshold = options.get("min_score", defaults.min_score)
+    classes = options.get("classes") or list(HWANG_DEFAULT_CLASSES)
+    threshold = options.get("min_score", HWANG_DEFAULT_MIN_SCORE)
     sources, targets, notes = [], [], []
     for name in classes:
         if name not in HWANG_FILES:
@@ -299,7 +301,7 @@ def to_turk_conventions(text: str) -> str:
 
 
 def _turk_mini(raw_root: Path, split: str, options: dict) -> Split:
-    """A small real-data training set that fits this project's machines (issue 3), never a paper's.
+    """A small real-data training set that fits this project's machines, never a paper's.
 
     The 2,000 Turk tune sentences and their 8 Turk + 10 ASSET references become training pairs,
     except the last 200 sentences, held out (with their 8 Turk references) for validation so

@@ -12,10 +12,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from paragen.atomic import atomic_open
-from paragen.config import SyntheticDataset
+
+if TYPE_CHECKING:  # data sits below config (docs/architecture.md): the schema is for annotations only
+    from paragen.config import SyntheticDataset
 
 RULE_TYPES: tuple[str, ...] = ("x->0", "x->x", "x->xx", "xy->x", "xy->xy")
 """The five rule types of Table 1, in the paper's column order (``0`` stands for the empty set)."""
@@ -98,7 +100,7 @@ def _insert_apart(rng: random.Random, symbols: list[str], variables: tuple[str, 
 def _target_symbols(rng: random.Random, count: int, source_symbols: list[str], spec: SyntheticDataset) -> list[str]:
     """``count`` target regular symbols, each one of the rule's own source symbols with probability
     ``spec.target_from_source`` (§5.1: ``a b c d x e f -> c d g``), else a fresh draw from the vocabulary."""
-    if spec.target_from_source == 0:  # the draws of paragen before issue 25, call for call
+    if spec.target_from_source == 0:  # the draws of paragen's rule data before 2026-11-24, call for call
         return [symbol(rng.randrange(spec.symbols)) for _ in range(count)]
     return [rng.choice(source_symbols) if rng.random() < spec.target_from_source
             else symbol(rng.randrange(spec.symbols)) for _ in range(count)]

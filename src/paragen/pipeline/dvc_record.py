@@ -1,6 +1,6 @@
 """Record outputs made by Snakemake into ``dvc.lock``, so a user who switches to ``dvc repro`` retrains nothing.
 
-Both engines run the same stages (:func:`paragen.pipeline.dag.stages`), but only DVC writes ``dvc.lock``; after a
+Both engines run the same stages (:func:`paragen.pipeline.plan.build_plan`), but only DVC writes ``dvc.lock``; after a
 Snakemake run ``dvc status`` would call every stage changed. ``dvc commit --force`` hashes the outputs already
 in the workspace and records them, with the current dependencies and parameters, as if ``dvc repro`` had made
 them. That is only true when the outputs were made from this very ``params.yaml`` and ``dvc.yaml``: the caller
@@ -15,7 +15,9 @@ import subprocess
 from pathlib import Path
 from typing import Iterator
 
-from paragen.pipeline import dag as pipeline
+from paragen.pipeline import dvc
+
+from paragen.pipeline import plan
 from paragen.config import ConfigError, ParagenConfig, parse_config, read_params
 
 
@@ -26,7 +28,7 @@ class DvcRecordError(RuntimeError):
 def complete_stages(config: ParagenConfig, root: str | Path = ".") -> tuple[list[str], list[str]]:
     """Stage names whose outputs all exist under ``root``, and the names of those that lack some."""
     complete, incomplete = [], []
-    for stage in pipeline.stages(config):
+    for stage in plan.stages(config):
         (complete if all((Path(root) / out).exists() for out in stage.outs) else incomplete).append(stage.name)
     return complete, incomplete
 
@@ -39,11 +41,11 @@ def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yam
         raise ConfigError(f"{root.resolve()}: not a DVC repository (run `dvc init` first)")
     dvc_yaml = root / "dvc.yaml"
     current = dvc_yaml.read_text(encoding="utf-8") if dvc_yaml.exists() else ""
-    if current != pipeline.render_dvc_yaml(config):
+    if current != dvc.render_dvc_yaml(config):
         raise ConfigError(f"{dvc_yaml} is out of date with {params}: run `paragen dvc-yaml` first")
     recorded, skipped = complete_stages(config, root)
     if recorded:
-        outputs = [root / out for stage in pipeline.stages(config) if stage.name in recorded for out in stage.outs]
+        outputs = [root / out for stage in plan.stages(config) if stage.name in recorded for out in stage.outs]
         with times_kept(outputs):
             result = subprocess.run(["dvc", "commit", "--force", "--quiet", *recorded], cwd=root,
                                     capture_output=True, text=True)

@@ -1,7 +1,7 @@
 """What a reader sees of each table and figure in ``snakemake --report``: the paper it belongs to, the table it
 illustrates and a caption saying what it is.
 
-A :class:`ReportItem` travels on the engine-neutral :class:`paragen.pipeline.dag.Stage` (DVC ignores it); the
+A :class:`ReportItem` travels on the engine-neutral :class:`paragen.pipeline.stage.Stage` (DVC ignores it); the
 Snakemake rules flag those outputs with ``report(...)`` (``paragen.pipeline.snakemake_report`` writes the caption files).
 Everything here is derived from ``params.yaml`` and the published-number files, never typed per rule: a table's
 paper comes from the ``study`` key of its ``paper_results`` file, its subcategory is its title.
@@ -12,15 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paragen.config import TableConfig
-
-STUDIES = {
-    "wean": "WEAN (Ma et al., 2018)",
-    "copynet": "CopyNet (Gu et al., 2016)",
-    "simplification": "Transformer + PPDB simplification (Wang, Kurohara & Liang)",
-    "spm": "SPM headline generation (Kiyono et al.)",
-}
-"""The four papers of ``../shared/papers/README.md`` (key: the ``study`` of a ``paper_results`` file) -> the
-report category their tables and figures are grouped under."""
+from paragen.config.papers import STUDIES, PaperTable
 
 DATASETS_CATEGORY = "Datasets (all papers)"
 """The datasets table describes the data of every paper at once."""
@@ -40,8 +32,6 @@ class ReportItem:
 
 def study_category(table: TableConfig) -> str:
     """The report category of a table: the paper named by its published-number file's ``study``."""
-    from paragen.report.tables import PaperTable
-
     return STUDIES[PaperTable.load(table.paper).study]
 
 

@@ -187,22 +187,3 @@ def serial(requests: Iterable[Resources]) -> Resources:
         raise ValueError("no stages to run")
     return Resources(gpus=max(r.gpus for r in requests), mem_mb=max(r.mem_mb for r in requests),
                      runtime=sum(r.runtime for r in requests))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m paragen.pipeline.resources [--params FILE]``: the sbatch options of one job running the whole DAG."""
-    import argparse
-
-    from paragen.config import load_config
-    from paragen.pipeline.dag import stages
-
-    parser = argparse.ArgumentParser(prog="python -m paragen.pipeline.resources", description=main.__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    args = parser.parse_args(argv)
-    whole = serial(s.resources for s in stages(load_config(args.params)))
-    print(f"--mem={whole.mem_mb} --time={whole.runtime}" + (f" --gpus={whole.gpus}" if whole.gpus else ""))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.atomic import write_text
 from paragen.config import TableConfig
 from paragen.metrics.aligned_pairs import GROUPS
@@ -42,7 +42,7 @@ def write_aligned_pairs_table(table_name: str, spec: TableConfig) -> tuple[str, 
     wanted = spec.aligned_pairs
     assert wanted is not None
     experiment = spec.rows[wanted.row]
-    found = json.loads(Path(pipeline.aligned_pairs_path(experiment)).read_text(encoding="utf-8"))
+    found = json.loads(Path(artifacts.aligned_pairs_path(experiment)).read_text(encoding="utf-8"))
     source, examples = paper_examples(wanted.paper)
     tokens = found["tokens"]
     lines = [f"# {spec.title}: aligned pairs (as 004 Table 4)", "",
@@ -63,7 +63,7 @@ def write_aligned_pairs_table(table_name: str, spec: TableConfig) -> tuple[str, 
               "group, most frequent first. "
               + (f"Paper's examples: {source}, hand-picked, without counts." if source
                  else "No paper examples: not a paper's setup.")]
-    md_path, csv_path = pipeline.aligned_pairs_outputs(table_name)
+    md_path, csv_path = artifacts.aligned_pairs_outputs(table_name)
     write_text(md_path, "\n".join(lines) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
 from paragen.data.synthetic import tag_column
@@ -16,12 +16,12 @@ from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
-from paragen.report.captions import (absent_reason, ceiling_text, describe_embeddings, describe_hardware,
+from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware,
                                      describe_scale, describe_systems, hardware_summary)
 from paragen.report.comparisons import comparison_lines
-from paragen.report.tables import (Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table,
-                                   read_rescored, to_csv, to_latex, to_markdown)
-from paragen.config.seeds import replica_runs, replicas
+from paragen.report.render import to_csv, to_latex, to_markdown
+from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
+from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, table_plan
 
 log = logging.getLogger(__name__)
 
@@ -30,18 +30,19 @@ TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 
 
 def _write(table: ResultTable) -> None:
-    md, csv_path, tex = pipeline.table_outputs(table.name)
+    md, csv_path, tex = artifacts.table_outputs(table.name)
     write_text(md, to_markdown(table))
     write_text(csv_path, to_csv(table))
     write_text(tex, to_latex(table))
 
 
-def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
-    paper = PaperTable.load(spec.paper)
+def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
+    """The table's files from its plan's rows and runs, then the figures the plan says it draws."""
+    table_name, spec, paper = plan.name, plan.spec, plan.paper
     experiments = [e for e in spec.rows.values() if e in config.experiments]
     systems = [s for s in spec.rows.values() if s in config.systems]
-    sources: dict[str, RowSource] = {row: row_runs(config, exp) if config.runnable(exp) else absent_reason(config, exp)
-                                     for row, exp in spec.rows.items()}
+    sources: dict[str, RowSource] = {label: row_runs(row) if row.runnable else (row.absent or "")
+                                     for label, row in plan.rows.items()}
     counts = sorted({_sentence_count(json.loads(run.metrics.read_text(encoding="utf-8")))
                      for runs in sources.values() if not isinstance(runs, str) for run in runs
                      if run.metrics.exists()})
@@ -52,16 +53,15 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
                + (f" {spec.note}" if spec.note else "")
                + ("" if paper.rows or paper.paper.startswith("none") else
                   " No paper reports numbers for these rows: every reproduced cell is ours."))
-    rescored = read_rescored(pipeline.PUBLISHED_OUTPUTS_CSV) if pipeline.rescored_baselines(spec) else None
+    rescored = read_rescored(artifacts.PUBLISHED_OUTPUTS_CSV) if plan.rescored else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
                                              describe_embeddings(config, spec.rows)) if text.strip()]
-    trained = set(config.trained_and_runnable(spec.rows.values()))
-    ran = {row: exp for row, exp in spec.rows.items() if exp in trained}
+    ran = plan.trained_rows()
     seeded = config.seed_count > 1
-    for row, exp in ran.items():
-        for run, seed in replica_runs(config, exp):
-            run_dir = Path(pipeline.run_dir(run))
+    for row in ran:
+        for run in plan.rows[row].runs:
+            seed, run_dir = run.seed, Path(artifacts.run_dir(run.name))
             holder = lock_holder(run_dir)
             if holder is not None:
                 table.training_notes.append(f"{row}{f' (seed {seed})' if seeded else ''}: still training ({run_dir} "
@@ -69,33 +69,31 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
             if (run_dir / "train_log.csv").exists():
                 table.training.setdefault(row, []).append(
                     (seed if seeded else None, training_outcome(read_log(run_dir / "train_log.csv"),
-                                                                settings_of_run(run_dir, config.training_of(run)))))
-    table.comparisons = comparison_lines(config, spec)
-    by_type = pipeline.rule_data_rows(config, list(ran.values()))  # rule data: per-type curves and closest epochs
+                                                                settings_of_run(run_dir, config.training_of(run.name)))))
+    table.comparisons = comparison_lines(config, plan)
+    by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
-        table.caption += closest_epoch_text(config, paper, ran, table.training)
-    run_dirs = {(f"{row} seed {seed}" if seeded else row): Path(pipeline.run_dir(run))
-                for row, exp in ran.items() for run, seed in replica_runs(config, exp)}
+        table.caption += closest_epoch_text(plan, table.training)
+    run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
+                for row in ran for run in plan.rows[row].runs}
     table.caption += hardware_summary(run_dirs)
     if describe_hardware(run_dirs):
         table.setup.append(describe_hardware(run_dirs).strip())
     _write(table)
 
     if not ran:
-        log.info("wrote %s (no trained row can run: no figures)", ", ".join(pipeline.table_outputs(table_name)))
+        log.info("wrote %s (no trained row can run: no figures)", ", ".join(plan.tables))
         return
-    copying = pipeline.copy_traced_experiments(config, list(ran.values()))
-    panels = pipeline.panel_experiments(config, list(ran.values()))
-    figures = pipeline.figure_paths(table_name, bool(copying), panels, by_type)
-    logs = {row: [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
-            for row, exp in ran.items()}
-    column, label = pipeline.curve_column(config, list(ran.values()))
+    copying, panels, figures = plan.copy_rows, plan.panels, plan.figures
+    logs = {row: [Path(run.train_log or "") for run in plan.rows[row].runs] for row in ran}
+    assert plan.curve is not None
+    column, label = plan.curve
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
     plot_curves(logs, figures[0], label, f"{label} after each training epoch\n"
                 f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
-        trace_path = Path(pipeline.copy_trace_path(copying[0]))
+        trace_path = Path(artifacts.copy_trace_path(copying[0]))
         if not trace_path.exists():
             raise FileNotFoundError(f"{trace_path}: the copy-mode trace is missing; the stage decode_{copying[0]} "
                                     f"writes it (`snakemake {trace_path}`)")
@@ -111,19 +109,19 @@ def build_scores_table(config: ParagenConfig, table_name: str, spec: TableConfig
     limits = panel_limits([logs[row][0] for row, exp in ran.items() if exp in panels])
     for row, exp in ran.items():
         if exp in panels:
-            plot_training_panels(logs[row][0], pipeline.training_panels_path(table_name, exp),
+            plot_training_panels(logs[row][0], artifacts.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
                                  f"{config.dataset_of(exp)})", limits)
-    analysis = pipeline.analysis_figures(config, table_name, spec)
-    if pipeline.heatmap_experiments(config, spec):
-        plot_heatmaps(config, table_name, spec)
-    if pipeline.oddgen_drawn(config, spec):
-        plot_oddgen(config, table_name, spec)
-    if pipeline.pairs_experiment(config, spec):
+    analysis = plan.analysis_figures
+    if plan.heatmap_rows:
+        plot_heatmaps(table_name, spec)
+    if plan.oddgen:
+        plot_oddgen(plan)
+    if plan.pairs_experiment:
         from paragen.report.aligned_pairs import write_aligned_pairs_table
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
-    log.info("wrote %s and %d figure(s)", ", ".join(pipeline.table_outputs(table_name)), len(figures) + len(analysis))
+    log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(figures) + len(analysis))
 
 
 def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
@@ -134,15 +132,15 @@ def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
     return trained_with(json.loads(sessions.read_text(encoding="utf-8")), current)
 
 
-def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, str],
-                       outcomes: dict[str, list[tuple[int | None, TrainingOutcome]]]) -> str:
+def closest_epoch_text(plan: TablePlan, outcomes: dict[str, list[tuple[int | None, TrainingOutcome]]]) -> str:
     """Caption sentence (rule data): per row with published numbers, the epoch whose per-type validation exact
     match is closest to the paper's row, beside the distance at the selected epoch (``outcomes``: the table's
     training outcomes, each judged by the settings its run trained with)."""
+    paper = plan.paper
     columns = {c.key: tag_column(c.key) for c in paper.columns}
     parts = []
-    for row, exp in ran.items():
-        paths = [Path(pipeline.run_dir(run)) / "train_log.csv" for run in replicas(config, exp)]
+    for row in plan.trained_rows():
+        paths = [Path(run.train_log or "") for run in plan.rows[row].runs]
         if row not in paper.rows or not all(p.exists() for p in paths):
             continue
         logs = [read_log(p) for p in paths]
@@ -159,14 +157,12 @@ def closest_epoch_text(config: ParagenConfig, paper: PaperTable, ran: dict[str, 
             "are the selected (best validation) checkpoint's test scores.")
 
 
-def row_runs(config: ParagenConfig, experiment: str) -> RowSource:
+def row_runs(row: RowPlan) -> RowSource:
     """A row's metrics file, or with several seeds each seed run's (with its alignment accuracy where the dataset
     has gold links)."""
-    gold = experiment in config.experiments and pipeline.experiment_data(config, experiment).gold is not None
-    runs = replica_runs(config, experiment)
-    return [SeedRun(seed if len(runs) > 1 else None, Path(pipeline.metrics_path(run)),
-                    {"alignment": Path(pipeline.alignment_path(run))} if gold else {})
-            for run, seed in runs]
+    return [SeedRun(run.seed if len(row.runs) > 1 else None, Path(run.metrics),
+                    {"alignment": Path(run.alignment)} if run.alignment else {})
+            for run in row.runs]
 
 
 def _sentence_count(metrics: dict) -> str:
@@ -176,16 +172,16 @@ def _sentence_count(metrics: dict) -> str:
     return str(metrics["count"])
 
 
-def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+def plot_heatmaps(table_name: str, spec: TableConfig) -> None:
     """004 Figure 4 from ``paragen align``'s matrices: one row's attention beside another's q_j, per sentence."""
     figure = spec.alignment_figure
     assert figure is not None
     names = (figure.attention, figure.source_prediction)
-    matrices = [json.loads(Path(pipeline.alignment_matrices_path(spec.rows[n])).read_text(encoding="utf-8"))
+    matrices = [json.loads(Path(artifacts.alignment_matrices_path(spec.rows[n])).read_text(encoding="utf-8"))
                 for n in names]
     chosen = [{e["line"]: e for e in m["sentences"]} for m in matrices]
     examples = [[c[line] for line in figure.sentences] for c in chosen]
-    plot_alignment_heatmaps(examples[0], examples[1], names, pipeline.heatmap_path(table_name),
+    plot_alignment_heatmaps(examples[0], examples[1], names, artifacts.heatmap_path(table_name),
                             f"{spec.title}: line{'s' if len(figure.sentences) > 1 else ''} "
                             f"{', '.join(map(str, figure.sentences))} of {figure.split}, teacher-"
                             "forced on the gold target (as 004 §6.2). Rows: target tokens, [in brackets] the source "
@@ -193,18 +189,19 @@ def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> 
                             + ("; rings: gold links." if examples[0][0].get("gold") else "."))
 
 
-def plot_oddgen(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+def plot_oddgen(plan: TablePlan) -> None:
     """004 Figure 2 from the rows' metrics: sentences with repeats and sentences shorter than the gold."""
+    table_name, spec = plan.name, plan.spec
     figure = spec.oddgen_figure
     assert figure is not None
     counts: dict[str, list[dict[str, int]]] = {}
     for row in figure.rows:  # every seed run of the row
-        for run, _ in replica_runs(config, spec.rows[row]):
-            metrics = json.loads(Path(pipeline.metrics_path(run)).read_text(encoding="utf-8"))
+        for run in plan.rows[row].runs:
+            metrics = json.loads(Path(run.metrics).read_text(encoding="utf-8"))
             scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
             counts.setdefault(row, []).append(scored["oddgen"]["score"])
     sentences = next(iter(counts.values()))[0]["sentences"]
-    plot_odd_generation(counts, pipeline.oddgen_figure_path(table_name),
+    plot_odd_generation(counts, artifacts.oddgen_figure_path(table_name),
                         f"{spec.title}\nodd generation on {figure.split} ({sentences:,} sentences; 004 §6.1): fewer is better")
 
 
@@ -220,7 +217,7 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
             experiment = cells[column.key]
             dataset = config.datasets[config.experiments[experiment].dataset]
             assert isinstance(dataset, RealDataset), "Table 5 cells are real-data experiments"
-            vocab = pipeline.experiment_data(config, experiment).vocab if config.runnable(experiment) else None
+            vocab = artifacts.experiment_data(config, experiment).vocab if config.runnable(experiment) else None
             count = count_cell(config.models[config.experiments[experiment].model], dataset.vocab_size or 0, vocab)
             published = paper.rows.get(row, {}).get(column.key)
             table.cells[(row, column.key)] = Cell(published, count.at_paper_vocab / 1e6,
@@ -237,7 +234,7 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
                      "The paper reports the concat score's 2k^2 + k ('at most') although it trains with "
                      "general (k^2), hence the WEAN (concat) row." + (f" {spec.note}" if spec.note else ""))
     _write(table)
-    log.info("wrote %s", ", ".join(pipeline.table_outputs(table_name)))
+    log.info("wrote %s", ", ".join(artifacts.table_outputs(table_name)))
 
 
 def build_table_report(config: ParagenConfig, table_name: str) -> None:
@@ -247,4 +244,4 @@ def build_table_report(config: ParagenConfig, table_name: str) -> None:
     if spec.kind == "parameters":
         build_parameters_table(config, table_name, spec)
     else:
-        build_scores_table(config, table_name, spec)
+        build_scores_table(config, table_plan(config, table_name))

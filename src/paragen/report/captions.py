@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.figures import read_log
-from paragen.report.tables import ABSENT
 from paragen.training.stopping import SESSIONS_FILE
 
 
@@ -87,7 +86,7 @@ def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
     parts = []
     for name in datasets:
         spec = config.datasets[name]
-        gold = Path(pipeline.prepared(name, "test", "tgt"))
+        gold = Path(artifacts.prepared(name, "test", "tgt"))
         if not isinstance(spec, HeadlineSyntheticDataset) or "rouge" not in spec.evaluation.metrics or \
                 not gold.exists():
             continue
@@ -122,26 +121,18 @@ def describe_hardware(run_dirs: dict[str, Path]) -> str:
             f"summed over epochs): {'; '.join(parts)}.")
 
 
-def absent_reason(config: ParagenConfig, experiment: str) -> str:
-    dataset = config.dataset_of(experiment)
-    system = config.systems.get(experiment)
-    if system is not None and system.input != "source" and dataset in config.data:
-        return f"not run: it rewrites the output of {system.input}, which cannot run ({absent_reason(config, system.input)})"
-    return f"{ABSENT} ({dataset} is not switched on; fetch it, then run with `--config data='[{dataset}]'`)"
-
-
 def sweep_summary(config: ParagenConfig, name: str) -> str:
     """", over N seeds: SARI m ± sd, ..." for a skip row whose sweep includes its own probability."""
     from paragen.simplification.skip_sweep import summary_at
 
     spec = config.systems[name]
-    path = Path(pipeline.sweep_outputs(name)[1])
+    path = Path(artifacts.sweep_outputs(name)[1])
     found = summary_at(path, spec.probability) if spec.sweep and path.exists() else None
     if found is None:
         return ""
     seeds, scores = found
     shown = ", ".join(f"{m.upper()} {mean:.2f} ± {sd:.2f}" for m, (mean, sd) in scores.items())
-    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {shown}; every p in {pipeline.sweep_outputs(name)[0]})"
+    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {shown}; every p in {artifacts.sweep_outputs(name)[0]})"
 
 
 def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:
@@ -150,7 +141,7 @@ def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:
     for row, exp in rows.items():
         if exp not in config.experiments or not config.models[config.experiments[exp].model].pretrained_embeddings:
             continue
-        path = Path(pipeline.embeddings_path(exp))
+        path = Path(artifacts.embeddings_path(exp))
         if path.exists():
             parts.append(f"{row}: " + EmbeddingInit(**json.loads(path.read_text(encoding="utf-8"))).describe())
     return (" Embeddings: " + "; ".join(parts) + ".") if parts else ""
@@ -164,7 +155,7 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
         if s.method == "skip" and s.seeds > 1:
             parts.append(f"{name}: each word dropped with p = {s.probability}; its cells are the mean over seeds "
                          f"{s.seed}..{s.seed + s.seeds - 1}"
-                         + (f" (every p in {pipeline.sweep_outputs(name)[0]})" if s.sweep else ""))
+                         + (f" (every p in {artifacts.sweep_outputs(name)[0]})" if s.sweep else ""))
         elif s.method == "skip":
             parts.append(f"{name}: each word dropped with p = {s.probability}, seed {s.seed}" + sweep_summary(config, name))
         elif s.method == "oracle" and s.reference == "leave_one_out":

@@ -1,4 +1,4 @@
-"""Which epoch of a run looks most like the paper's row (issue 25's test of the under-training hypothesis).
+"""Which epoch of a run looks most like the paper's row (a test of the hypothesis that a row is under-trained).
 
 CopyNet §5.1 gives no optimiser, epochs or stopping rule. If a published row came from a model trained for
 fewer (or more) epochs than ours, the epoch at which our per-rule-type validation accuracies are closest to

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paragen.pipeline import dag as pipeline
+from paragen.artifacts import comparison_path
 from paragen.config import Comparison, ParagenConfig, TableConfig
-from paragen.report.tables import ABSENT
+from paragen.pipeline.tables import ABSENT, TablePlan
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
                 "oddgen": "sentences without odd generation (%)"}
@@ -25,10 +25,11 @@ def seed_text(test: dict, seed: int | None) -> str:
             f"{p_text(test['p_value'], test['samples'])}{where}")
 
 
-def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> str:
-    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."."""
+def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
+                    runs: tuple[tuple[str, str, int], ...]) -> str:
+    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
+    (``runs``: the (row run, baseline run, seed) triples the plan compares)."""
     head = f"{comparison.row} vs {comparison.baseline}"
-    runs = pipeline.compared_runs(config, table, comparison)
     if not runs:
         return f"{head}: {ABSENT}"  # trained rows run unless their dataset is not switched on
     metric = METRIC_NAMES[config.comparison_metric(table, comparison)]
@@ -36,7 +37,7 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     per_split: dict[str, list[str]] = {}
     significant, tests = 0, 0
     for a, b, seed in runs:
-        path = Path(pipeline.comparison_path(a, b))
+        path = Path(comparison_path(a, b))
         if not path.exists():
             return f"{head}: not yet run ({path} missing)"
         result = json.loads(path.read_text(encoding="utf-8"))
@@ -50,5 +51,5 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}"
 
 
-def comparison_lines(config: ParagenConfig, table: TableConfig) -> list[str]:
-    return [comparison_line(config, table, c) for c in table.comparisons]
+def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
+    return [comparison_line(config, plan.spec, c, runs) for c, runs in plan.comparisons]

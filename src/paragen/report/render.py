@@ -10,11 +10,10 @@ import csv
 import io
 from typing import TYPE_CHECKING
 
+from paragen.pipeline.tables import ABSENT
+
 if TYPE_CHECKING:
     from paragen.report.tables import Cell, Column, ResultTable
-
-ABSENT = "not run: dataset absent"
-"""How a row whose dataset is not switched on reads, in its cells as well as in the notes."""
 
 
 def _num(value: float | None, signed: bool = False, decimals: int = 1) -> str:

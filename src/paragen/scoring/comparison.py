@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.config import ParagenConfig, SyntheticDataset
 from paragen.scoring.evaluation import restores_bpe, score_request
 from paragen.scoring.files import ScoreRequest, score
@@ -27,10 +27,10 @@ def compare_experiments(config: ParagenConfig, experiment: str, baseline: str, m
     if metric not in allowed:
         raise ValueError(f"{dataset_name} is not scored with {metric!r}; allowed values: {allowed}")
     dataset = config.datasets[dataset_name]
-    directory = pipeline.experiment_data(config, experiment).directory
+    directory = artifacts.experiment_data(config, experiment).directory
     splits: dict[str, Any] = {}
     for split in config.test_splits(dataset_name):
-        hyp, other = pipeline.hyp_path(experiment, split), pipeline.hyp_path(baseline, split)
+        hyp, other = artifacts.hyp_path(experiment, split), artifacts.hyp_path(baseline, split)
         if isinstance(dataset, SyntheticDataset):
             request = ScoreRequest(metric="exact", hyp=hyp, refs=[f"{directory}/{split}.tgt"], compare=other,
                                    bootstrap_samples=samples)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.config import Evaluation, HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.data.corpus import CorpusError, read_lines, reference_files
 from paragen.scoring.files import ScoreRequest, score
@@ -29,7 +29,7 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
     if not isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)):
         raise CorpusError(f"{experiment}: `paragen evaluate` scores real-data and headline stand-in experiments; "
                           "rule-data ones use `paragen score --metric exact`")
-    data = pipeline.experiment_data(config, experiment)
+    data = artifacts.experiment_data(config, experiment)
     remove_bpe = restores_bpe(dataset)
     system = config.systems.get(experiment)
     oracle = system is not None and system.method == "oracle"
@@ -39,13 +39,13 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
     elif system is not None and system.method == "skip" and system.seeds > 1:
         scored = {"test": evaluate_skip_seeds(config, experiment)}
     else:
-        scored = {split: evaluate_output(dataset.evaluation, data.directory, pipeline.hyp_path(experiment, split),
+        scored = {split: evaluate_output(dataset.evaluation, data.directory, artifacts.hyp_path(experiment, split),
                                          remove_bpe, split) for split in splits}
     if isinstance(dataset, RealDataset) and dataset.evaluation.report_protocol and "report_protocol" not in \
             scored["test"]:
         from paragen.simplification.report_protocol import score_file
 
-        scored["test"]["report_protocol"] = score_file(pipeline.hyp_path(experiment), oracle=oracle,
+        scored["test"]["report_protocol"] = score_file(artifacts.hyp_path(experiment), oracle=oracle,
                                                        remove_bpe=remove_bpe)
     if splits == ["test"]:
         return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}
@@ -95,7 +95,7 @@ def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
     spec = config.systems[name]
     dataset = config.datasets[spec.dataset]
     assert isinstance(dataset, RealDataset)
-    directory = pipeline.experiment_data(config, name).directory
+    directory = artifacts.experiment_data(config, name).directory
     seeds = list(range(spec.seed, spec.seed + spec.seeds))
     protocol = None
     if dataset.evaluation.report_protocol:  # the Turk files read once for every seed
@@ -106,7 +106,7 @@ def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
                           restores_bpe(dataset), protocol))
     result = _mean_results(runs)
     for metric in dataset.evaluation.metrics:  # the outputs were scratch files; the run's file holds the first seed's
-        result[metric]["hyp"] = f"{pipeline.hyp_path(name)} and seeds {seeds[1]}..{seeds[-1]} computed in memory"
+        result[metric]["hyp"] = f"{artifacts.hyp_path(name)} and seeds {seeds[1]}..{seeds[-1]} computed in memory"
     if "report_protocol" in result:
         result["report_protocol"]["output"] = result[dataset.evaluation.metrics[0]]["hyp"]
     result["per_seed"] = {"seeds": seeds, **{metric: [run[metric]["score"] for run in runs]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from paragen.pipeline import dag as pipeline
+from paragen import artifacts
 from paragen.atomic import atomic_open
 from paragen.config import ConfigError, ParagenConfig
 from paragen.data.corpus import check_aligned, read_lines, reference_files
@@ -24,7 +24,7 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
     if name not in config.systems:
         raise ConfigError(f"unknown system {name!r}; allowed values: {sorted(config.systems)}")
     spec = config.systems[name]
-    directory = pipeline.experiment_data(config, name).directory
+    directory = artifacts.experiment_data(config, name).directory
     source_path = Path(directory) / "test.src"
     sources = read_lines(source_path)
     if spec.method == "identity":
@@ -45,7 +45,7 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
     if spec.input == "source":
         inputs = sources
     else:
-        input_path = pipeline.hyp_path(spec.input)
+        input_path = artifacts.hyp_path(spec.input)
         inputs = read_lines(input_path)
         check_aligned(input_path, len(inputs), source_path, len(sources))
     return systems.paraphrase(inputs, Paraphraser(rules))
@@ -53,7 +53,7 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
 
 def write_system_output(config: ParagenConfig, name: str) -> Path:
     lines = system_output(config, name)
-    path = Path(pipeline.hyp_path(name))
+    path = Path(artifacts.hyp_path(name))
     with atomic_open(path) as handle:
         handle.writelines(line + "\n" for line in lines)
     return path

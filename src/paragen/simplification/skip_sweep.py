@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from paragen.pipeline import dag as pipeline
-from paragen.pipeline.dag import sweep_outputs
+from paragen import artifacts
+from paragen.artifacts import sweep_outputs
 from paragen.atomic import atomic_path, write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.scoring.evaluation import restores_bpe, skip_runs
@@ -32,7 +32,7 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
     spec = config.systems[name]
     dataset = config.datasets[spec.dataset]
     assert isinstance(dataset, RealDataset)
-    directory = pipeline.experiment_data(config, name).directory
+    directory = artifacts.experiment_data(config, name).directory
     results: dict[float, dict[str, list[float]]] = {}
     points = [(p, spec.seed + k) for p in spec.sweep for k in range(spec.seeds)]
     runs = skip_runs(dataset.evaluation, directory, tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet),

@@ -1,7 +1,7 @@
 """Validation metrics that pick the checkpoint: always on the validation split, never the test set.
 
-WEAN's released code selects its checkpoint by test-set score; the issue (and any honest
-reproduction) forbids that, so :func:`make_validator` only ever sees validation data. Each
+WEAN's released code selects its checkpoint by test-set score; an honest reproduction
+forbids that, so :func:`make_validator` only ever sees validation data. Each
 validator maps greedy hypotheses (token lists, in validation order) to a number where higher is
 better, so the trainer treats every metric alike.
 """

@@ -1,0 +1,172 @@
+"""Where every artifact of the DAG lives (DESIGN.md's layout), one function per kind of file.
+
+``data/raw/<entry>/``, ``data/prepared/<dataset>/``, ``data/segmented/<dataset>.<scheme>/``, ``data/vocab/``,
+``runs/<experiment>/``, ``results/{metrics,tables,figures}``. The stages (:mod:`paragen.pipeline`) declare these
+paths as inputs and outputs, the commands write them and the report reads them: one definition for all three, so
+a path cannot drift between the DAG and the code that fills it. ``docs/output.md`` describes each file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset
+from paragen.data.synthetic import SPLITS, STATISTICS_FILE
+
+
+def prepared(dataset: str, split: str, suffix: str) -> str:
+    return f"data/prepared/{dataset}/{split}.{suffix}"
+
+
+def vocab_path(dataset: str) -> str:
+    return f"data/vocab/{dataset}.txt"
+
+
+def run_dir(experiment: str) -> str:
+    return f"runs/{experiment}"
+
+
+def metrics_path(experiment: str) -> str:
+    return f"results/metrics/{experiment}.json"
+
+
+def headline_path(experiment: str) -> str:
+    """The few numbers ``dvc metrics show`` lists per experiment (the full result stays in ``metrics_path``)."""
+    return f"results/metrics/{experiment}.headline.json"
+
+
+def copy_trace_path(experiment: str) -> str:
+    return f"{run_dir(experiment)}/copy_trace.json"
+
+
+def table_outputs(table: str) -> tuple[str, ...]:
+    return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
+
+
+def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_type: bool = False) -> tuple[str, ...]:
+    """Validation curves, the copy heat map (CopyNet rows), 003 Figure 1's panels per experiment in ``panels``, and
+    (rule data) the per-rule-type validation curves, last."""
+    paths = [f"results/figures/{table}_valid_curves.png"]
+    if copying:
+        paths.append(f"results/figures/{table}_copy_heatmap.png")
+    return (tuple(paths) + tuple(training_panels_path(table, e) for e in panels)
+            + ((type_curves_path(table),) if by_type else ()))
+
+
+def type_curves_path(table: str) -> str:
+    return f"results/figures/{table}_type_curves.png"
+
+
+def training_panels_path(table: str, experiment: str) -> str:
+    return f"results/figures/{table}_{experiment}_training.png"
+
+
+REPORT_PATH = "results/REPORT.md"
+
+
+PUBLISHED_OUTPUTS_CSV = "results/tables/published_outputs.csv"
+"""Committed rescoring of the DRESS release (``paragen published-outputs``); baseline rows read it."""
+
+
+@dataclass(frozen=True)
+class ExperimentData:
+    """Where an experiment's splits and vocabulary live, and which files prove they are complete."""
+
+    directory: str  # {train,valid,test}.{src,tgt}, plus test.tag (synthetic), test.align (headline) or <split>.ref.k
+    vocab: str
+    real: bool
+    train_deps: tuple[str, ...]
+    test_deps: tuple[str, ...]
+    evaluated: bool = False  # scored by `paragen evaluate` with the dataset's evaluation (else exact match)
+    gold: str | None = None  # gold links of the test split (headline stand-in): `paragen align` scores against them
+
+
+def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
+    """Synthetic data sits in ``data/prepared/<dataset>``; real data in its segmented directory.
+
+    ``experiment`` may also name a system (a row without training): it reads the same test files."""
+    dataset = config.dataset_of(experiment)
+    spec = config.datasets[dataset]
+    if isinstance(spec, RealDataset):
+        directory = segmented_dir(dataset, spec.segmentation)
+        marker = f"{directory}/segment.json"
+        return ExperimentData(directory, f"{directory}/vocab.txt", True, (marker,), (marker,), evaluated=True)
+    if isinstance(spec, HeadlineSyntheticDataset):
+        return ExperimentData(
+            f"data/prepared/{dataset}", vocab_path(dataset), False,
+            tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
+            (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt")), evaluated=True,
+            gold=prepared(dataset, "test", "align"))
+    return ExperimentData(
+        f"data/prepared/{dataset}", vocab_path(dataset), False,
+        tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
+        (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag"),
+         prepared(dataset, "test", "rule"), f"data/prepared/{dataset}/{STATISTICS_FILE}"))
+
+
+def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
+    """What ``paragen generate`` writes: per split the pairs and a tag (rule data) or gold links (headline data)."""
+    if isinstance(config.datasets[dataset], HeadlineSyntheticDataset):
+        return tuple(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "align"))
+    return (*(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "tag", "rule")),
+            f"data/prepared/{dataset}/{STATISTICS_FILE}")
+
+
+def fetch_marker(entry: str, scope: str) -> str:
+    return f"data/raw/{entry}/.complete-{scope}.json"
+
+
+def segmented_dir(dataset: str, scheme: str) -> str:
+    """Where ``paragen segment RECIPE --name DATASET --scheme SCHEME`` writes."""
+    return f"data/segmented/{dataset}.{scheme}"
+
+
+def hyp_path(row: str, split: str = "test") -> str:
+    """The output of an experiment (decoded) or a system (computed) on a test split."""
+    return f"{run_dir(row)}/{split}.hyp"
+
+
+def nbest_path(row: str, split: str = "test") -> str:
+    return f"{run_dir(row)}/{split}.nbest.jsonl"
+
+
+def alignment_path(experiment: str) -> str:
+    """``paragen align``'s accuracy against the gold links (headline stand-in): small, committed, merged into the
+    experiment's table row by the report."""
+    return f"results/metrics/{experiment}.alignment.json"
+
+
+def comparison_path(experiment: str, baseline: str) -> str:
+    """``paragen compare``'s paired bootstrap test of one experiment against another: small, committed."""
+    return f"results/metrics/{experiment}.vs.{baseline}.json"
+
+
+def alignment_matrices_path(experiment: str) -> str:
+    """``paragen align``'s attention and q_j matrices of the sentences a table's heat maps show."""
+    return f"{run_dir(experiment)}/alignment_examples.json"
+
+
+def sweep_outputs(name: str) -> tuple[str, str, str]:
+    """(table .md, table .csv, figure .png) of a skip system's sweep over its drop probability."""
+    return f"results/tables/{name}_sweep.md", f"results/tables/{name}_sweep.csv", f"results/figures/{name}_sweep.png"
+
+
+def aligned_pairs_path(experiment: str) -> str:
+    return f"{run_dir(experiment)}/aligned_pairs.json"
+
+
+def aligned_pairs_outputs(table: str) -> tuple[str, str]:
+    return f"results/tables/{table}_aligned_pairs.md", f"results/tables/{table}_aligned_pairs.csv"
+
+
+def heatmap_path(table: str) -> str:
+    return f"results/figures/{table}_alignment_heatmap.png"
+
+
+def oddgen_figure_path(table: str) -> str:
+    return f"results/figures/{table}_oddgen.png"
+
+
+def embeddings_path(experiment: str) -> str:
+    """How a run's embeddings started (pretrained vectors or random, and why): its table caption says it."""
+    return f"{run_dir(experiment)}/embeddings.json"

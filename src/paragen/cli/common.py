@@ -1,0 +1,68 @@
+"""What every command module of the CLI shares: how a subcommand is registered, and params.yaml as the engines see
+it (``--data``, ``--suites``, ``--scale``, ``--seeds`` overrides; seed replica names)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+from paragen.cli.args import input_file
+from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
+from paragen.config.runs import ExperimentConfig
+from paragen.config.seeds import with_replica
+from paragen.data.corpus import read_lines
+
+Handler = Callable[[argparse.Namespace], None]
+
+
+class Commands:
+    """The ``paragen`` subparsers: each command module's ``register`` adds its commands through :meth:`add`."""
+
+    def __init__(self, subparsers: argparse._SubParsersAction) -> None:
+        self._subparsers = subparsers
+
+    def add(self, name: str, handler: Handler, help_text: str, params: bool = True) -> argparse.ArgumentParser:
+        """A subcommand running ``handler``; with ``params`` it takes ``--params FILE`` (default params.yaml)."""
+        parser = self._subparsers.add_parser(name, help=help_text, description=help_text)
+        if params:
+            parser.add_argument("--params", default="params.yaml", type=input_file,
+                                help="configuration file (default: params.yaml)")
+        parser.set_defaults(handler=handler)
+        return parser
+
+
+def load_params(args: argparse.Namespace) -> ParagenConfig:
+    """params.yaml, with the engines' view of ``data``, ``suites`` and ``scale`` applied (Snakemake --config)."""
+    config = load_config(args.params)
+    overrides = {}
+    for key in ("data", "suites"):
+        value = getattr(args, key, None)
+        if value is not None:
+            overrides[key] = [item for item in value.split(",") if item]
+    if getattr(args, "scale", None) is not None:
+        overrides["scale"] = args.scale
+    if getattr(args, "seeds", None) is not None:
+        overrides["seeds"] = args.seeds
+    if overrides:
+        given = ", ".join(f"--{k}" for k in overrides)
+        config = parse_config({**config.model_dump(exclude_unset=True), **overrides}, f"{args.params} with {given}")
+    for key in ("experiment", "baseline"):  # a seed replica's name is known whatever `seeds` params.yaml holds
+        if getattr(args, key, None):
+            config = with_replica(config, getattr(args, key))
+    return config
+
+
+def known_experiment(config: ParagenConfig, name: str) -> ExperimentConfig:
+    """``experiments.<name>``, or the valid names when there is none."""
+    if name not in config.experiments:
+        raise ConfigError(f"unknown experiment {name!r}; allowed values: {sorted(config.experiments)}")
+    return config.experiments[name]
+
+
+def named_files(pairs: list[str]) -> dict[str, tuple[str, list[str]]]:
+    """NAME=FILE arguments (vetted by :func:`paragen.cli.args.named_input_file`) -> {name: (path, lines)}."""
+    named = {}
+    for pair in pairs:
+        name, _, path = pair.partition("=")
+        named[name] = (path, read_lines(path))
+    return named

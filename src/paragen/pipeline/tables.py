@@ -1,0 +1,227 @@
+"""What each active table needs and draws, decided once from ``params.yaml``: its rows -> experiments -> seed
+runs -> their metric and log files, which rows can run (and why not), which figures it draws.
+
+:func:`table_plan` builds a :class:`TablePlan`; the report stage (:mod:`paragen.pipeline.report_stages`) turns it
+into inputs and outputs, and ``paragen report`` (:mod:`paragen.report.build`) fills the same files from it, so the
+DAG and the report cannot disagree about what a table shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paragen.artifacts import (aligned_pairs_outputs, alignment_path, experiment_data, figure_paths,
+                               heatmap_path, metrics_path, oddgen_figure_path, run_dir, table_outputs)
+from paragen.config import Comparison, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
+from paragen.config.papers import PaperTable
+from paragen.config.seeds import replica_runs, replicas
+
+
+def rule_data_rows(config: ParagenConfig, experiments: list[str]) -> bool:
+    """Whether the trained rows learn CopyNet's rule data: their logs carry per-rule-type validation accuracy."""
+    return any(isinstance(config.datasets[config.experiments[e].dataset], SyntheticDataset)
+               for e in experiments if e in config.experiments)
+
+
+def panel_experiments(config: ParagenConfig, experiments: list[str]) -> tuple[str, ...]:
+    """Trained rows whose log carries 003 Figure 1's metrics (``training.*.log_metrics``): each gets its panels."""
+    return tuple(e for e in experiments if e in config.experiments
+                 and config.training[config.experiments[e].training].log_metrics)
+
+
+def rescored_baselines(table: TableConfig) -> bool:
+    """Whether the table's baseline rows are read from the DRESS rescoring table."""
+    return any(b.rescored for b in PaperTable.load(table.paper).baselines)
+
+
+def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
+    """CopyNet runs on synthetic data: their decode stage also writes the copy-mode trace (Figure 3)."""
+    return [e for e in experiments if e in config.experiments
+            and config.models[config.experiments[e].model].architecture == "copynet"
+            and not isinstance(config.datasets[config.experiments[e].dataset], RealDataset)]
+
+
+def compared_runs(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> list[tuple[str, str, int]]:
+    """(row's run, baseline's run, seed) per seed a comparison tests: seed k of one against seed k of the other;
+    none when a row cannot run."""
+    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
+    if not (config.runnable(row) and config.runnable(baseline)):
+        return []
+    return [(a, b, seed) for (a, seed), b in zip(replica_runs(config, row), replicas(config, baseline))]
+
+
+def heatmap_experiments(config: ParagenConfig, table: TableConfig) -> tuple[str, ...]:
+    """The experiments a table's heat maps draw (attention, then q_j), when both can run; else none."""
+    figure = table.alignment_figure
+    if figure is None:
+        return ()
+    drawn = (table.rows[figure.attention], table.rows[figure.source_prediction])
+    return tuple(dict.fromkeys(drawn)) if all(config.runnable(e) for e in drawn) else ()
+
+
+def pairs_experiment(config: ParagenConfig, table: TableConfig) -> str | None:
+    """The experiment whose aligned pairs the table lists (004 Table 4), when it can run."""
+    if table.aligned_pairs is None:
+        return None
+    experiment = table.rows[table.aligned_pairs.row]
+    return experiment if config.runnable(experiment) else None
+
+
+def oddgen_drawn(config: ParagenConfig, table: TableConfig) -> bool:
+    """Whether the table's odd-generation figure (004 Figure 2) is drawn: it has one and all its rows can run."""
+    return table.oddgen_figure is not None and all(config.runnable(table.rows[r]) for r in table.oddgen_figure.rows)
+
+
+def caption_params(config: ParagenConfig, rows: list[str]) -> tuple[str, ...]:
+    """Keys a table's caption quotes beyond its rows' metrics: each system's settings and its rules' title and note
+    (editing a note reruns the report, although the system's output does not change)."""
+    systems = [r for r in rows if r in config.systems]
+    rules = dict.fromkeys(config.systems[s].rules for s in systems if config.systems[s].rules)
+    return tuple(f"systems.{s}" for s in systems) + tuple(f"rules.{r}" for r in rules)
+
+
+VALID_LABELS = {"exact_match": "validation exact-match accuracy (%)", "bleu": "validation BLEU",
+                "sari": "validation SARI", "rouge2": "validation ROUGE-2 F1", "neg_loss": "validation loss (negated)"}
+"""What ``valid_metric`` in a ``train_log.csv`` holds, by ``training.*.valid_metric``."""
+
+
+def curve_column(config: ParagenConfig, experiments: list[str]) -> tuple[str, str]:
+    """(train_log.csv column, label) the validation curves of these runs share: their model-selection metric when
+    they all select by the same one, else a metric all of them log (``log_metrics``): never a mix of metrics."""
+    trainings = [config.training[config.experiments[e].training] for e in experiments]
+    selection = {t.valid_metric for t in trainings}
+    if len(selection) == 1:
+        return "valid_metric", VALID_LABELS[selection.pop()]
+    common = [m for m in trainings[0].log_metrics if all(m in t.log_metrics for t in trainings)]
+    if common:
+        return f"valid_{common[0]}", VALID_LABELS[common[0]]
+    raise ValueError(f"the runs {experiments} select by different metrics ({sorted(selection)}) and log none in "
+                     "common: give their training configurations a shared log_metrics entry to plot them together")
+
+
+ABSENT = "not run: dataset absent"
+"""How a cell whose row cannot run starts (the report renders it in place of a number)."""
+
+
+def absent_reason(config: ParagenConfig, name: str) -> str:
+    """Why a row (experiment or system) cannot run: its dataset is not switched on, or it rewrites a row that
+    cannot run."""
+    dataset = config.dataset_of(name)
+    system = config.systems.get(name)
+    if system is not None and system.input != "source" and dataset in config.data:
+        return f"not run: it rewrites the output of {system.input}, which cannot run ({absent_reason(config, system.input)})"
+    return f"{ABSENT} ({dataset} is not switched on; fetch it, then run with `--config data='[{dataset}]'`)"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One seed run of a row and the files the report reads of it."""
+
+    name: str  # the experiment itself, or its replica E_seed<k>; a system's own name
+    seed: int | None  # training seed; None for a system
+    metrics: str  # results/metrics/<run>.json
+    train_log: str | None  # runs/<run>/train_log.csv of a trained run
+    alignment: str | None  # gold-link accuracy of a run on data with gold links (headline stand-in)
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """One row of a table: the experiment or system it shows, whether it can run, and its seed runs."""
+
+    label: str
+    name: str
+    runnable: bool
+    absent: str | None  # why not, when it cannot run
+    trained: bool  # a trained experiment that can run (it has training logs)
+    runs: tuple[RunPlan, ...]
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """Everything one table needs and draws, decided from params.yaml (see the module docstring)."""
+
+    name: str
+    spec: TableConfig
+    paper: PaperTable
+    rows: dict[str, RowPlan]  # by row label, in the table's order
+    ran: tuple[str, ...]  # experiments and systems that can run, once each, in table order
+    trained: tuple[str, ...]  # the trained experiments among them
+    copy_rows: tuple[str, ...]  # CopyNet rows on rule data: their decode writes the copy trace (Figure 3)
+    panels: tuple[str, ...]  # rows drawn as 003 Figure 1's per-epoch panels
+    by_type: bool  # rule data: per-rule-type validation curves
+    figures: tuple[str, ...]  # figure_paths(...) of the trained rows (none when nothing is trained)
+    curve: tuple[str, str] | None  # (train_log.csv column, label) of the validation curves
+    heatmap_rows: tuple[str, ...]  # experiments 004 Figure 4 draws (attention, q_j), when both run
+    oddgen: bool  # 004 Figure 2 is drawn
+    pairs_experiment: str | None  # the experiment whose aligned pairs 004 Table 4 lists
+    rescored: bool  # baseline rows are read from the DRESS rescoring table
+    comparisons: tuple[tuple[Comparison, tuple[tuple[str, str, int], ...]], ...]  # each with its compared runs
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The table's .md, .csv and .tex."""
+        return table_outputs(self.name)
+
+    @property
+    def analysis_figures(self) -> tuple[str, ...]:
+        """004's Figure 4 (heat maps) and Figure 2 (odd generation), when the rows they draw can run."""
+        return (((heatmap_path(self.name),) if self.heatmap_rows else ())
+                + ((oddgen_figure_path(self.name),) if self.oddgen else ()))
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Every file ``paragen report --table NAME`` writes."""
+        if self.spec.kind == "parameters":
+            return self.tables
+        return (self.tables + self.figures + self.analysis_figures
+                + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
+
+    def row_of(self, experiment: str) -> str:
+        """The first row label naming an experiment."""
+        return next(label for label, row in self.rows.items() if row.name == experiment)
+
+    def trained_rows(self) -> dict[str, str]:
+        """Row label -> experiment of the rows that were trained and can run."""
+        return {label: row.name for label, row in self.rows.items() if row.trained}
+
+
+def _row_plan(config: ParagenConfig, label: str, name: str) -> RowPlan:
+    runnable = config.runnable(name)
+    gold = name in config.experiments and experiment_data(config, name).gold is not None
+    trained = runnable and name in config.experiments
+    runs = tuple(RunPlan(run, seed, metrics_path(run), f"{run_dir(run)}/train_log.csv" if trained else None,
+                         alignment_path(run) if gold else None) for run, seed in replica_runs(config, name))
+    return RowPlan(label, name, runnable, None if runnable else absent_reason(config, name), trained, runs)
+
+
+def table_plan(config: ParagenConfig, name: str) -> TablePlan:
+    """The plan of table ``name`` (any table of params.yaml, active or not)."""
+    spec = config.tables[name]
+    ran = [e for e in spec.experiments() if config.runnable(e)]
+    trained = config.trained_and_runnable(ran)
+    scores = spec.kind == "scores"
+    copy_rows = tuple(copy_traced_experiments(config, trained)) if scores else ()
+    panels = panel_experiments(config, trained) if scores else ()
+    by_type = scores and rule_data_rows(config, trained)
+    return TablePlan(
+        name=name, spec=spec, paper=PaperTable.load(spec.paper),
+        rows={label: _row_plan(config, label, row) for label, row in spec.rows.items()} if scores else {},
+        ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
+        figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),
+        curve=curve_column(config, trained) if scores and trained else None,
+        heatmap_rows=heatmap_experiments(config, spec) if scores else (),
+        oddgen=scores and oddgen_drawn(config, spec),
+        pairs_experiment=pairs_experiment(config, spec) if scores else None,
+        rescored=scores and rescored_baselines(spec),
+        comparisons=tuple((c, tuple(compared_runs(config, spec, c))) for c in spec.comparisons) if scores else ())
+
+
+def drawable_figures(config: ParagenConfig, name: str) -> tuple[str, ...]:
+    """Every figure table ``name`` draws when all its rows run, whatever this run's data switches: the index lists
+    those that exist (a table may come from an earlier run with other settings)."""
+    table = config.tables[name]
+    rows = list(table.rows.values())
+    analysis = ((heatmap_path(name),) if table.alignment_figure else ()) + \
+        ((oddgen_figure_path(name),) if table.oddgen_figure else ())
+    return figure_paths(name, bool(copy_traced_experiments(config, rows)), panel_experiments(config, rows),
+                        rule_data_rows(config, rows)) + analysis
