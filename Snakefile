@@ -1,5 +1,5 @@
 # paragen workflow. The DAG is not written here: every rule is generated from
-# params.yaml by paragen.pipeline.dag.stages(), the same list dvc.yaml is rendered
+# params.yaml by paragen.pipeline.plan.build_plan(), the same list dvc.yaml is rendered
 # from, so `snakemake` and `dvc repro` run identical commands (see README.md).
 
 import sys
@@ -22,9 +22,9 @@ include: "workflow/rules/common.smk"
 
 
 rule all:
+    default_target: True
     input:
         FINAL_OUTPUTS,
-    default_target: True
 
 
 include: "workflow/rules/stages.smk"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -59,3 +60,15 @@ def copy_workflow(directory: Path) -> Path:
 def workflow_dir(tmp_path: Path) -> Path:
     """A copy of the real workflow files running the tiny configuration."""
     return copy_workflow(tmp_path)
+
+
+LOGGED = re.compile(r"exec > >\(tee -i (?P<log>\S+)\) 2>&1; (?P<command>.*)")
+"""How workflow/rules/stages.smk runs a stage: its output to logs/<rule>.log and the terminal, then its command."""
+
+
+def stage_command(rule: str, shell_command: str) -> str:
+    """The stage's own command (DVC's ``cmd``) in the shell command Snakemake prints for ``rule``'s job, which also
+    sends the job's stdout and stderr to ``logs/<rule>.log``."""
+    logged = LOGGED.fullmatch(shell_command)
+    assert logged and logged["log"] == f"logs/{rule}.log", (rule, shell_command)
+    return logged["command"]

@@ -6,9 +6,10 @@ import subprocess
 import pytest
 
 from paragen.config import load_config
-from paragen.pipeline.dag import PUBLISHED_OUTPUTS_CSV, write_dvc_yaml
+from paragen.artifacts import PUBLISHED_OUTPUTS_CSV
+from paragen.pipeline.dvc import write_dvc_yaml
 
-from conftest import ROOT, TINY_PARAMS
+from conftest import ROOT, TINY_PARAMS, stage_command
 
 
 def snakemake_jobs(directory) -> dict[str, tuple[str, frozenset, frozenset]]:
@@ -23,7 +24,9 @@ def snakemake_jobs(directory) -> dict[str, tuple[str, frozenset, frozenset]]:
         fields = dict(re.findall(r"^    (input|output): (.*)$", block, flags=re.M))
         commands = re.findall(r"^\s*Shell command: (.*)$", block, flags=re.M)
         assert len(commands) == 1, block
-        jobs[header.group(1)] = (commands[0].strip(), frozenset(fields.get("input", "").split(", ")) - {""},
+        # the command after the logging prefix (logs/<rule>.log, which only Snakemake writes and no stage declares)
+        jobs[header.group(1)] = (stage_command(header.group(1), commands[0].strip()),
+                                 frozenset(fields.get("input", "").split(", ")) - {""},
                                  frozenset(fields["output"].split(", ")))
     return jobs
 

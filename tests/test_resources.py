@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from paragen.config import ConfigError, parse_config
-from paragen.pipeline.dag import stages
+from paragen.pipeline.plan import stages
 from paragen.pipeline.resources import Resources
 
-from conftest import ROOT, TINY_PARAMS
+from conftest import ROOT, TINY_PARAMS, stage_command
 
 PROJECT = yaml.safe_load((ROOT / "params.yaml").read_text())
 SUITES = sorted({table["suite"] for table in PROJECT["tables"].values()})
@@ -131,7 +131,7 @@ def snakemake_jobs(directory) -> dict[str, tuple[dict[str, str], str]]:
         if header and line and header.group(1) != "all":  # the target rule runs nothing
             command = re.search(r"^Shell command: (.*)$", block, flags=re.M)
             found[header.group(1)] = (dict(item.split("=", 1) for item in line.group(1).split(", ")),
-                                      command.group(1).strip())
+                                      stage_command(header.group(1), command.group(1).strip()))
     return found
 
 
@@ -152,7 +152,8 @@ def test_snakemake_rules_carry_the_requests(workflow_dir):
 
 
 def test_one_job_for_the_whole_dag_sums_wall_times_and_takes_the_largest_request(capsys):
-    from paragen.pipeline.resources import main, serial
+    from paragen.pipeline.resources import serial
+    from paragen.pipeline.sbatch import main
 
     assert serial([Resources(0, 2000, 30), Resources(2, 9000, 100), Resources(1, 5000, 20)]) == \
         Resources(gpus=2, mem_mb=9000, runtime=150)
