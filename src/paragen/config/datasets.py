@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from paragen.data.corpus import MAX_LINE_CHARS
-from paragen.data.prepare import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE
+from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE
 from paragen.config.base import Fraction, IntRange, PositiveInt, _Strict, _unique
 
 

@@ -113,3 +113,14 @@ def reference_files(directory: str | Path, split: str) -> list[str]:
     directory = Path(directory)
     refs = sorted(directory.glob(f"{split}.ref.*"), key=lambda p: int(p.suffix[1:]))
     return [str(p) for p in refs] or [str(directory / f"{split}.tgt")]
+
+
+def read_raw(path: Path, notes: list[str]) -> list[str]:
+    """Lines of a raw file; CRLF endings are stripped and counted in ``notes``."""
+    data = path.read_bytes() if path.exists() else None
+    if data is None:
+        raise CorpusError(f"{path}: file not found (run `paragen fetch` first)")
+    crlf = data.count(b"\r\n")
+    if crlf:
+        notes.append(f"{path.name}: {crlf} CRLF line endings stripped")
+    return read_lines(path)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from paragen.atomic import atomic_open, write_json
-from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
+from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_raw
+from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE, HWANG_FILES, NISIOI_PAIRS, read_hwang
 from paragen.data.lcsts import read_lcsts
 
 log = logging.getLogger(__name__)
@@ -40,17 +41,6 @@ class Split:
 
 class CountMismatch(CorpusError):
     """A prepared split does not have the size the paper reports."""
-
-
-def read_raw(path: Path, notes: list[str]) -> list[str]:
-    """Lines of a raw file; CRLF endings are stripped and counted in ``notes``."""
-    data = path.read_bytes() if path.exists() else None
-    if data is None:
-        raise CorpusError(f"{path}: file not found (run `paragen fetch` first)")
-    crlf = data.count(b"\r\n")
-    if crlf:
-        notes.append(f"{path.name}: {crlf} CRLF line endings stripped")
-    return read_lines(path)
 
 
 def aligned(paths: list[Path], notes: list[str]) -> list[list[str]]:
@@ -162,40 +152,6 @@ def _ew_sew(raw_root: Path, split: str, options: dict) -> Split:
         data.notes.append("Hwang et al. matches above 0.45, as released filtered by Nisioi et al.")
         return data
     return turk(raw_root, split)
-
-
-HWANG_FILES = {"good": "aligned-good-0.67.txt", "good_partial": "aligned-good_partial-0.53.txt",
-               "remaining": "aligned-remaining-0.45.txt"}
-"""Hwang et al. (2015)'s release: one file per match class (the number is the file's lower score bound)."""
-HWANG_DEFAULT_CLASSES = ("good", "good_partial")
-HWANG_DEFAULT_MIN_SCORE = 0.45
-"""WEAN's EW-SEW (000 §3.1.1): good and good-partial matches scoring above 0.45; params.yaml's
-``alignment_filter`` defaults (:class:`paragen.config.datasets.AlignmentFilter`) are these."""
-NISIOI_PAIRS = 284_677
-"""good + good_partial pairs in a later reproduction; Nisioi et al. (2017) report about 280K, WEAN (000 §3.1.1)
-about 150K good and 130K good-partial."""
-
-
-def read_hwang(path: Path, notes: list[str]) -> tuple[list[str], list[str], list[float]]:
-    """English sentences, Simple English sentences and similarity scores of one aligned file.
-
-    Each line is ``en<TAB>simple<TAB>score`` (no header); PTB's escaped slash ``\\/`` is restored to
-    ``/``, as the Turk files write it.
-    """
-    english, simple, scores = [], [], []
-    for number, line in enumerate(read_raw(path, notes), start=1):
-        fields = line.split("\t")
-        if len(fields) != 3:
-            raise CorpusError(f"{path}:{number}: expected 3 tab-separated fields (English sentence, Simple "
-                              f"English sentence, similarity score), found {len(fields)}: {line[:120]!r}")
-        try:
-            score = float(fields[2])
-        except ValueError:
-            raise CorpusError(f"{path}:{number}: the similarity score {fields[2]!r} is not a number") from None
-        english.append(fields[0].replace("\\/", "/"))
-        simple.append(fields[1].replace("\\/", "/"))
-        scores.append(score)
-    return english, simple, scores
 
 
 def _ew_sew_hwang(raw_root: Path, split: str, options: dict) -> Split:
