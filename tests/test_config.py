@@ -102,7 +102,7 @@ def test_real_dataset_config_is_validated():
         parse_config(_with_real(segmentation="spm"))
     raw = _with_real()
     raw["data"] = ["tiny"]
-    with pytest.raises(ConfigError, match=r"data: 'tiny' is not a real dataset; allowed values: \['turk_mini'\]"):
+    with pytest.raises(ConfigError, match=r"data: 'tiny' is not a real or local dataset; allowed values: \['turk_mini'\]"):
         parse_config(raw)
     raw = _with_real(shared_vocab=False)
     raw["experiments"]["t_wean"]["dataset"] = "turk_mini"

@@ -1,7 +1,10 @@
 """Snakemake and DVC must run the same commands over the same inputs and outputs (DESIGN.md §1)."""
 
 import re
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -60,15 +63,28 @@ def _with_headline_suites(path) -> str:
         "\nsuites: [synthetic]\n", "\nsuites: [headline_synthetic, headline]\n")
 
 
+def _with_local_data() -> str:
+    """The tiny configuration with a dataset of your own (kind: local), two experiments and a table on it."""
+    from test_local_data import local_params
+
+    with tempfile.TemporaryDirectory() as scratch:
+        shutil.copy(TINY_PARAMS, Path(scratch) / "params.yaml")
+        local_params(Path(scratch))
+        return (Path(scratch) / "params.yaml").read_text()
+
+
 @pytest.mark.parametrize("params_text", [TINY_PARAMS.read_text(), TINY_PARAMS.read_text() + "seeds: 2\n",
+                                         _with_local_data(),
                                          (ROOT / "params.yaml").read_text(),
                                          _with_real_data(ROOT / "params.yaml"),
                                          _with_real_experiments(ROOT / "params.yaml"),
                                          _with_headline_suites(ROOT / "params.yaml")],
-                         ids=["tiny", "tiny-two-seeds", "project", "project-with-real-data", "project-with-real-experiments",
+                         ids=["tiny", "tiny-two-seeds", "tiny-with-local-data", "project", "project-with-real-data", "project-with-real-experiments",
                               "project-with-headline-suites"])
 def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     (workflow_dir / "params.yaml").write_text(params_text)
+    if "kind: local" in params_text:  # the user's files are inputs: they must exist for a dry run
+        shutil.copytree(ROOT / "tests/fixtures/local", workflow_dir / "mydata")
     committed = workflow_dir / PUBLISHED_OUTPUTS_CSV  # an input of the WEAN tables, kept in git
     committed.parent.mkdir(parents=True)
     committed.write_text((ROOT / PUBLISHED_OUTPUTS_CSV).read_text())
@@ -89,6 +105,10 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
         assert {"train_simp_transformer", "train_simp_dmass", "train_simp_critic_fixed", "system_simp_nmt_ppdb_word",
                 "train_smini_dmass", "report_simplification_turk_mini"} <= snake.keys()
         assert "data/raw/ppdb/.complete-eval.json" in snake["train_simp_dmass"][1]
+    if "kind: local" in params_text:
+        assert {"prepare_mine", "segment_mine", "vocab_mine", "train_m_wean", "evaluate_m_wean", "report_mine"} \
+            <= snake.keys()
+        assert "mydata/test.ref1" in snake["prepare_mine"][1]  # the user's files are the stage's inputs
     if "headline_synthetic, headline" in params_text:
         assert {"align_hs_spm", "evaluate_hs_spm", "report_headline_synthetic", "fetch_gigaword",
                 "decode_giga_spm_test_zhou", "align_giga_spm", "report_spm_gigaword"} <= snake.keys()

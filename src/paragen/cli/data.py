@@ -91,6 +91,18 @@ def cmd_prepare(args: argparse.Namespace) -> None:
                     max_line_chars=args.max_line_chars)
 
 
+def cmd_prepare_local(args: argparse.Namespace) -> None:
+    from paragen.config import LocalDataset
+    from paragen.data.local import prepare_local
+
+    config = load_params(args)
+    spec = config.datasets.get(args.dataset)
+    if not isinstance(spec, LocalDataset):
+        local = sorted(n for n, d in config.datasets.items() if isinstance(d, LocalDataset))
+        raise ConfigError(f"{args.dataset!r} is not a kind: local dataset of {args.params}; allowed values: {local}")
+    prepare_local(args.dataset, spec, args.out_root)
+
+
 def cmd_segment(args: argparse.Namespace) -> None:
     from paragen.data.segment import segment_dataset
 
@@ -170,6 +182,10 @@ def register(commands: Commands) -> None:
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
                    help=f"drop pairs with a line longer than this, counting them in the log (default {MAX_LINE_CHARS:,}; "
                    "params.yaml: datasets.<name>.max_line_chars)")
+    p = add("prepare-local", cmd_prepare_local, "check a kind: local dataset's own files (present, digest, UTF-8, "
+            "aligned) and prepare them as a real dataset's")
+    p.add_argument("--dataset", required=True, help="a dataset of kind: local under params.yaml's datasets:")
+    p.add_argument("--out-root", default="data/prepared", type=output_dir)
     p = add("segment", cmd_segment, "segment a prepared dataset: bpe (subword-nmt), char, jieba or word",
             params=False)
     p.add_argument("dataset")

@@ -202,4 +202,4 @@ def _check_real_dataset(name: str, dataset: RealDataset) -> None:
             raise ValueError(f"datasets.{name}.splits: unknown split {split!r}; allowed values: {list(RECIPES[recipe].splits)}")
 
 
-DATASET_KINDS = ("synthetic", "headline_synthetic", "real")
+DATASET_KINDS = ("synthetic", "headline_synthetic", "real", "local")

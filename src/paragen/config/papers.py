@@ -6,7 +6,7 @@ rescored and which paper a table belongs to, and the report reads its numbers an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 
 import yaml
@@ -16,9 +16,10 @@ STUDIES = {
     "copynet": "CopyNet (Gu et al., 2016)",
     "simplification": "Transformer + PPDB simplification (Wang, Kurohara & Liang)",
     "spm": "SPM headline generation (Kiyono et al.)",
+    "own": "Your own data",
 }
 """The four papers of ``../shared/papers/README.md`` (key: the ``study`` of a ``paper_results`` file) -> the
-report category their tables and figures are grouped under."""
+report category their tables and figures are grouped under; ``own``: tables of the user's own data."""
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,12 @@ class PaperTable:
                               b.get("rescored", []), b.get("not_comparable", {})) for b in raw.get("baselines", [])]
         return cls(raw["paper"], raw["table"], raw["metric"], [Column(**c) for c in raw["columns"]], rows, baselines,
                    int(raw.get("decimals", 1)), raw["study"])
+
+    def with_columns(self, keys: list[str]) -> "PaperTable":
+        """The table restricted to these columns, in this order (``tables.<name>.columns``: a table of your own
+        data picks the metrics it shows)."""
+        by_key = {c.key: c for c in self.columns}
+        unknown = [k for k in keys if k not in by_key]
+        if unknown:
+            raise ValueError(f"columns: {unknown} are not columns of {self.paper!r}; allowed values: {list(by_key)}")
+        return replace(self, columns=[by_key[k] for k in keys])

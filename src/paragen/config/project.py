@@ -7,6 +7,7 @@ from typing import Annotated, Iterable, Literal
 
 from pydantic import Field, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict
+from paragen.config.local_data import LocalDataset, check_local_dataset
 from paragen.config.datasets import (Evaluation, HeadlineSyntheticDataset, RealDataset, SyntheticDataset, VocabConfig,
                                      _check_real_dataset)
 from paragen.config.models import ModelConfig
@@ -24,9 +25,10 @@ class ParagenConfig(_Strict):
     seeds: PositiveInt | None = Field(
         None, description="training runs per trained table row (training seeds s, s+1, ...); tables show mean ± sd. "
         "null: 1 at the default scale, 3 at the paper's")
-    datasets: dict[Name, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset,
+    datasets: dict[Name, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset | LocalDataset,
                                    Field(discriminator="kind")]]
-    data: list[Name] = Field(default_factory=list, description="real datasets to fetch, prepare and segment")
+    data: list[Name] = Field(default_factory=list, description="real and local datasets to fetch, prepare and "
+                             "segment (rows on the others say they did not run)")
     mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
     models: dict[Name, ModelConfig]
@@ -66,10 +68,12 @@ class ParagenConfig(_Strict):
         for name in self.data:
             if name not in self.datasets or not isinstance(self.datasets[name], RealDataset):
                 real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset))
-                raise ValueError(f"data: {name!r} is not a real dataset; allowed values: {real}")
+                raise ValueError(f"data: {name!r} is not a real or local dataset; allowed values: {real}")
         preparations: dict[str, tuple[str, tuple]] = {}
         for name, dataset in self.datasets.items():
-            if isinstance(dataset, RealDataset):
+            if isinstance(dataset, LocalDataset):
+                check_local_dataset(name)
+            elif isinstance(dataset, RealDataset):
                 _check_real_dataset(name, dataset)
                 recipe = dataset.recipe or name
                 how = (tuple(dataset.fetch), dataset.fetch_scope, tuple(dataset.splits), dataset.strip_specials,

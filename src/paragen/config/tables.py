@@ -72,6 +72,8 @@ class TableConfig(_Strict):
     aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
     comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
                                           "shown under the table")
+    columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "
+                               "key, in this order (default: all); `paper: own` needs them: the metrics of your data")
     not_comparable: dict[str, str] = Field(
         default_factory=dict, description="row label -> why the row is not the paper's system (its cells show both "
         "numbers but no difference, and say why)")
@@ -82,6 +84,13 @@ class TableConfig(_Strict):
             raise ValueError("a scores table needs rows (label -> experiment)")
         if self.kind == "parameters" and not self.grid:
             raise ValueError("a parameters table needs a grid (row -> column -> experiment)")
+        if self.paper == "own" and not self.columns:
+            raise ValueError("columns: a table of your own data (paper: own) names the metrics it shows, e.g. "
+                             "[bleu, sari] or [rouge1, rouge2, rougeL]")
+        if self.columns:
+            from paragen.config.papers import PaperTable
+
+            PaperTable.load(self.paper).with_columns(self.columns)  # unknown keys are refused, with the valid ones
         unknown = sorted(set(self.not_comparable) - set(self.rows))
         if unknown:
             raise ValueError(f"not_comparable: {unknown} are not rows of the table; allowed values: {list(self.rows)}")

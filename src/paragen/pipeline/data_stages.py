@@ -4,7 +4,7 @@ the real datasets switched on in ``data``, then the datasets table; and which re
 from __future__ import annotations
 
 from paragen.artifacts import fetch_marker, generated_files, prepared, segmented_dir, vocab_path
-from paragen.config import ParagenConfig, RealDataset, rules_used
+from paragen.config import LocalDataset, ParagenConfig, RealDataset, rules_used
 from paragen.pipeline.report_items import datasets_items
 from paragen.pipeline.resources import FETCH_STAGE, data_resources
 from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
@@ -46,7 +46,14 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
         assert isinstance(spec, RealDataset)
         recipe = spec.recipe or name
         prepared = f"data/prepared/{recipe}/prepare.json"
-        if prepared not in prepared_markers:  # datasets sharing a recipe share its preparation
+        if isinstance(spec, LocalDataset):  # the user's own files: checked and prepared, never fetched
+            result.append(Stage(
+                name=f"prepare_{name}", step="prepare",
+                cmd=shell_command("paragen", "prepare-local", "--params", PARAMS_FILE, "--dataset", name),
+                deps=tuple(spec.paths()), outs=(prepared,),
+                params=set_keys(name, spec, ("files", "strip_specials", "max_line_chars", "dedup")),
+                resources=data_resources(config, name)))
+        elif prepared not in prepared_markers:  # datasets sharing a recipe share its preparation
             prepared_markers.append(prepared)
             result.append(Stage(
                 name=f"prepare_{recipe}", step="prepare",

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
-from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, ModelConfig, ParagenConfig, RealDataset,
-                            SyntheticDataset)
+from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, LocalDataset, ModelConfig, ParagenConfig,
+                            RealDataset, SyntheticDataset)
 from paragen.data.vocabulary import SPECIALS
 
 MEASURED_TOKENS_PER_S = 7_000
@@ -97,6 +98,8 @@ def split_pairs(config: ParagenConfig, dataset: str, split: str) -> int:
         return {"train": half - valid, "valid": valid, "test": half}[split]
     if isinstance(spec, HeadlineSyntheticDataset):
         return {"train": spec.train_pairs, "valid": spec.valid_pairs, "test": spec.test_pairs}[split]
+    if isinstance(spec, LocalDataset):
+        return _line_count(Path(spec.files[split].source.path))
     from paragen.data.prepare import RECIPES
 
     assert isinstance(spec, RealDataset)
@@ -106,6 +109,18 @@ def split_pairs(config: ParagenConfig, dataset: str, split: str) -> int:
         raise ValueError(f"datasets.{dataset}: recipe {recipe!r} has no paper count or estimate of its {split!r} "
                          "split to size cluster requests with; add one to its Recipe in paragen/data/prepare.py")
     return count
+
+
+UNSEEN_LOCAL_PAIRS = 100_000
+"""Pairs assumed for a local split whose file is not there yet (the prepare stage will say it is missing)."""
+
+
+def _line_count(path: Path) -> int:
+    """Lines of a local file (newline bytes, read in 1 MiB chunks), or :data:`UNSEEN_LOCAL_PAIRS` without one."""
+    if not path.is_file():
+        return UNSEEN_LOCAL_PAIRS
+    with open(path, "rb") as handle:
+        return max(1, sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b"")))
 
 
 def multiply_adds_per_token(model: ModelConfig, vocabulary: int) -> int:

@@ -194,6 +194,12 @@ def _row_plan(config: ParagenConfig, label: str, name: str) -> RowPlan:
     return RowPlan(label, name, runnable, None if runnable else absent_reason(config, name), trained, runs)
 
 
+def paper_of(spec: TableConfig) -> PaperTable:
+    """The published numbers a table compares with, restricted to its ``columns`` when it names them."""
+    paper = PaperTable.load(spec.paper)
+    return paper.with_columns(spec.columns) if spec.columns else paper
+
+
 def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     """The plan of table ``name`` (any table of params.yaml, active or not)."""
     spec = config.tables[name]
@@ -204,7 +210,7 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     panels = panel_experiments(config, trained) if scores else ()
     by_type = scores and rule_data_rows(config, trained)
     return TablePlan(
-        name=name, spec=spec, paper=PaperTable.load(spec.paper),
+        name=name, spec=spec, paper=paper_of(spec),
         rows={label: _row_plan(config, label, row) for label, row in spec.rows.items()} if scores else {},
         ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
         figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),

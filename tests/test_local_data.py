@@ -1,0 +1,204 @@
+"""Your own data (``kind: local``): files checked with one clear line per fault, then the stages of a real corpus
+in both engines, ending in a table of your own (no published numbers)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+LOCAL = ROOT / "tests" / "fixtures" / "local"
+TEST_SRC_SHA256 = "555842659ed76839b1c0b1438225e9ea5e65fe67a24035ae7fd4da26e7a3a0d9"  # sha256sum, by hand
+ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+TABLE = "results/tables/mine.md"
+
+
+def local_params(directory: Path) -> None:
+    """The tiny configuration plus a local dataset ``mine`` (the fixture files under mydata/), two experiments on
+    it and a table of its own; its files copied into ``directory``."""
+    shutil.copytree(LOCAL, directory / "mydata")
+    raw = yaml.safe_load((directory / "params.yaml").read_text())
+    raw["datasets"]["mine"] = {
+        "kind": "local", "vocab_size": 40, "evaluation": {"metrics": ["bleu", "sari"]},
+        "files": {"train": {"source": "mydata/train.src", "target": "mydata/train.tgt"},
+                  "valid": {"source": "mydata/valid.src", "target": "mydata/valid.tgt",
+                            "references": ["mydata/valid.ref1"]},
+                  "test": {"source": {"path": "mydata/test.src", "sha256": TEST_SRC_SHA256},
+                           "target": "mydata/test.tgt", "references": ["mydata/test.ref1"]}}}
+    raw["experiments"]["m_encdec"] = {"dataset": "mine", "model": "encdec", "training": "tiny", "decoding": "beam3"}
+    raw["experiments"]["m_wean"] = {"dataset": "mine", "model": "wean", "training": "tiny", "decoding": "beam3"}
+    raw["tables"]["mine"] = {"suite": "mine", "paper": "own", "columns": ["bleu", "sari"],
+                             "title": "Enc-Dec vs WEAN on my data", "rows": {"Enc-Dec": "m_encdec", "WEAN": "m_wean"}}
+    raw.update(suites=["mine"], data=["mine"])
+    (directory / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+
+
+def paragen(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "paragen.cli", *args], cwd=cwd, env=ENV, capture_output=True,
+                          text=True)
+
+
+def prepare_error(directory: Path) -> str:
+    """``paragen prepare-local``'s error: exit status 2 and one line on stderr, which is returned."""
+    result = paragen(["prepare-local", "--dataset", "mine"], directory)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert not (directory / "data/prepared/mine/prepare.json").exists()  # nothing half-written
+    return lines[0]
+
+
+@pytest.mark.parametrize("break_it, expected", [
+    (lambda d: (d / "mydata/train.src").unlink(),
+     "mydata/train.src: file not found (datasets.mine.files.train.source)"),
+    (lambda d: (d / "mydata/train.tgt").write_text("".join(f"w{i}\n" for i in range(79))),
+     "mydata/train.src has 80 lines but mydata/train.tgt has 79: files must be aligned line by line"),
+    (lambda d: (d / "mydata/valid.tgt").write_text(""),
+     "mydata/valid.tgt: empty file (datasets.mine.files.valid.target); expected one sentence per line"),
+    (lambda d: (d / "mydata/valid.src").write_bytes(b"one\ntwo\nthr\xe9e\n" + b"x\n" * 9),
+     "mydata/valid.src:3: not valid UTF-8 (invalid continuation byte at byte 3)"),
+    (lambda d: (d / "mydata/test.src").write_text((d / "mydata/test.src").read_text().replace("the", "a", 1)),
+     "mydata/test.src: sha256 "),
+    (lambda d: (d / "mydata/test.ref1").write_text("".join((d / "mydata/test.ref1").read_text().splitlines(True)[:11])),
+     "mydata/test.src has 12 lines but mydata/test.ref1 has 11: files must be aligned line by line"),
+], ids=["missing", "misaligned", "empty", "bad-utf8", "digest", "reference-lines"])
+def test_each_fault_of_a_local_file_is_one_line_naming_it(workflow_dir, break_it, expected):
+    local_params(workflow_dir)
+    break_it(workflow_dir)
+    line = prepare_error(workflow_dir)
+    assert line.startswith("paragen prepare-local: error: ") and expected in line, line
+    if expected.endswith("sha256 "):
+        assert f"differs from the {TEST_SRC_SHA256} given in datasets.mine.files.test.source.sha256" in line
+
+
+def test_prepared_local_files_are_the_users_pairs_with_references(workflow_dir):
+    local_params(workflow_dir)
+    result = paragen(["prepare-local", "--dataset", "mine"], workflow_dir)
+    assert result.returncode == 0, result.stderr
+    prepared = workflow_dir / "data/prepared/mine"
+    assert (prepared / "train.src").read_text() == (LOCAL / "train.src").read_text()
+    assert (prepared / "test.ref.0").read_text() == (LOCAL / "test.tgt").read_text()  # the target is reference 0
+    assert (prepared / "test.ref.1").read_text() == (LOCAL / "test.ref1").read_text()
+    assert not (prepared / "train.ref.0").exists()
+    assert "mine test: 12 pairs, 2 reference(s)" in result.stdout
+
+
+def test_a_local_dataset_is_refused_a_recipes_name_and_a_path_with_wildcards(tiny_config):
+    from paragen.config import ConfigError, parse_config
+
+    raw = tiny_config.model_dump(exclude_unset=True)
+    files = {s: {"source": f"d/{s}.src", "target": f"d/{s}.tgt"} for s in ("train", "valid", "test")}
+    with pytest.raises(ConfigError, match="cannot take the name of the recipe 'pwkp'"):
+        parse_config({**raw, "datasets": {**raw["datasets"], "pwkp": {"kind": "local", "files": files}}})
+    files["train"]["source"] = "d/{split}.src"
+    with pytest.raises(ConfigError, match="is not a usable path"):
+        parse_config({**raw, "datasets": {**raw["datasets"], "mine": {"kind": "local", "files": files}}})
+    with pytest.raises(ConfigError, match="a table of your own data"):
+        parse_config({**raw, "tables": {**raw["tables"], "mine": {
+            "suite": "mine", "paper": "own", "title": "t", "rows": {"A": "t_encdec"}}}})
+
+
+@pytest.mark.e2e
+def test_your_own_data_trains_and_scores_through_snakemake_and_dvc(workflow_dir):
+    local_params(workflow_dir)
+
+    def run(args: list[str]) -> subprocess.CompletedProcess:
+        result = subprocess.run(args, cwd=workflow_dir, env=ENV, capture_output=True, text=True)
+        assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
+        return result
+
+    run(["snakemake", "--cores", "2", TABLE])
+    table = (workflow_dir / TABLE).read_text()
+    rows = [line for line in table.splitlines() if line.startswith(("| Enc-Dec |", "| WEAN |"))]
+    assert len(rows) == 2 and not any("not run" in row for row in rows)
+    assert table.count("none (your own data)") == 1  # said once, in the caption
+    assert "BLEU" in table and "SARI" in table and "ROUGE" not in table
+    metrics = yaml.safe_load((workflow_dir / "results/metrics/m_wean.json").read_text())
+    assert metrics["references"] == 2 and metrics["count"] == 12
+    assert "Nothing to be done" in run(["snakemake", "--cores", "2", "--dry-run", TABLE]).stdout
+    # a changed file re-runs its dataset's stages, the rows trained on it and the table, and nothing else
+    (workflow_dir / "mydata/valid.ref1").write_text((LOCAL / "valid.tgt").read_text())
+    dry = run(["snakemake", "--cores", "2", "--dry-run", TABLE]).stdout
+    assert {"prepare_mine", "segment_mine", "train_m_wean", "report_mine"} <= set(dry.split())
+    (workflow_dir / "mydata/valid.ref1").write_text((LOCAL / "valid.ref1").read_text())
+
+    from paragen.config import load_config
+    from paragen.pipeline.dvc import write_dvc_yaml
+
+    for path in ("data", "runs", "results", ".snakemake", "logs"):
+        shutil.rmtree(workflow_dir / path, ignore_errors=True)
+    run(["git", "init", "-q"])
+    run(["dvc", "init", "-q"])
+    write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
+    run(["dvc", "repro"])
+    assert (workflow_dir / TABLE).read_text() == table  # the same numbers from the other engine
+    assert "Data and pipelines are up to date" in run(["dvc", "status"]).stdout
+    (workflow_dir / "mydata/train.tgt").write_text((LOCAL / "train.tgt").read_text().replace("cat", "dog"))
+    status = run(["dvc", "status"]).stdout
+    assert "prepare_mine" in status and "mydata/train.tgt" in status
+
+
+def test_every_model_of_params_yaml_can_train_on_a_local_dataset(tmp_path):
+    """Each model of the project's params.yaml (Seq2seq, WEAN, CopyNet, Transformer, +DMASS, critic losses, EncDec,
+    selective gate, SPM), with the training it is declared with, gets train/decode/evaluate stages on ``mine``."""
+    from paragen.config import load_config, parse_config
+    from paragen.pipeline.plan import build_plan
+
+    raw = load_config(ROOT / "params.yaml").model_dump(exclude_unset=True)
+    shutil.copy(ROOT / "tests/fixtures/tiny_params.yaml", tmp_path / "params.yaml")
+    local_params(tmp_path)
+    mine = yaml.safe_load((tmp_path / "params.yaml").read_text())["datasets"]["mine"]
+    pairs = dict.fromkeys((e["model"], e["training"]) for e in raw["experiments"].values())
+    raw["datasets"]["mine"] = mine
+    raw["tables"] = {}
+    for i, (model, training) in enumerate(pairs):  # one table each: their curves select by different metrics
+        raw["experiments"][f"own_{i}"] = {"dataset": "mine", "model": model, "training": training, "decoding": "beam5"}
+        raw["tables"][f"mine_{i}"] = {"suite": "mine", "paper": "own", "columns": ["bleu", "sari"], "title": "t",
+                                      "rows": {f"{model} / {training}": f"own_{i}"}}
+    raw.update(suites=["mine"], data=["mine"])
+    config = parse_config(raw)
+    plan = build_plan(config)
+    names = {s.name for s in plan.stages}
+    assert all({f"train_own_{i}", f"evaluate_own_{i}"} <= names for i in range(len(pairs))), sorted(names)
+    assert all(row.runnable for table in plan.tables.values() for row in table.rows.values())
+    built = {(config.models[m].architecture, bool(config.models[m].dmass), bool(config.training[t].critic),
+              bool(config.models[m].source_prediction), bool(config.models[m].selective_gate)) for m, t in pairs}
+    assert {("wean", False, False, False, False), ("copynet", False, False, False, False),
+            ("rnnsearch", False, False, False, False), ("transformer", True, False, False, False),
+            ("transformer", False, True, False, False), ("rnnsearch", False, False, True, True),
+            ("encdec", False, False, False, False)} <= built, built
+
+
+def test_the_readmes_own_data_example_is_a_valid_configuration():
+    """The entries README.md tells a user to add, added to the project's params.yaml, give the stages of a local
+    dataset, a WEAN row on it and a table of its own."""
+    from paragen.config import load_config, parse_config
+    from paragen.pipeline.plan import build_plan
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Train on your own data"):readme.index("## Where results go")]
+    example = [line[4:] for line in section.splitlines() if line.startswith("    ")]
+    raw = load_config(ROOT / "params.yaml").model_dump(exclude_unset=True)
+    key = None
+    blocks: dict[str, list[str]] = {}
+    for line in example:
+        if line.startswith("# under "):
+            key = line.removeprefix("# under ").rstrip(":")
+        else:
+            blocks.setdefault(key, []).append(line)
+    assert set(blocks) == {"datasets", "experiments", "tables"}
+    for key, lines in blocks.items():
+        raw[key].update(yaml.safe_load("\n".join(lines)))
+    raw.update(suites=["mine"], data=["mine"])
+    plan = build_plan(parse_config(raw))
+    assert {"prepare_mine", "segment_mine", "vocab_mine", "train_mine_wean", "evaluate_mine_wean",
+            "report_mine"} <= {s.name for s in plan.stages}
+    prepare = next(s for s in plan.stages if s.name == "prepare_mine")
+    assert "mydata/test.ref1" in prepare.deps and prepare.cmd.startswith("paragen prepare-local")
