@@ -202,3 +202,16 @@ def test_the_readmes_own_data_example_is_a_valid_configuration():
             "report_mine"} <= {s.name for s in plan.stages}
     prepare = next(s for s in plan.stages if s.name == "prepare_mine")
     assert "mydata/test.ref1" in prepare.deps and prepare.cmd.startswith("paragen prepare-local")
+
+
+def test_cluster_requests_size_a_local_split_by_its_lines(tmp_path, monkeypatch):
+    from paragen.config import load_config
+    from paragen.pipeline.resources import UNSEEN_LOCAL_PAIRS, split_pairs
+
+    shutil.copy(ROOT / "tests/fixtures/tiny_params.yaml", tmp_path / "params.yaml")
+    local_params(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    config = load_config("params.yaml")
+    assert (split_pairs(config, "mine", "train"), split_pairs(config, "mine", "test")) == (80, 12)  # wc -l
+    (tmp_path / "mydata/train.src").unlink()
+    assert split_pairs(config, "mine", "train") == UNSEEN_LOCAL_PAIRS
