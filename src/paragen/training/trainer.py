@@ -31,13 +31,13 @@ import platform
 import random
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 from tqdm.auto import tqdm
 
 from paragen.atomic import write_json, atomic_path, write_text
-from paragen.data.batching import batch_at, batch_order, iterate_batches
+from paragen.data.batching import Batch, batch_at, batch_order, iterate_batches
 from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_used
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.synthetic import tag_column
@@ -176,6 +176,19 @@ def autocast(device: torch.device, enabled: bool) -> torch.autocast:
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
 
 
+def epoch_batches(train_data: ParallelCorpus, lengths: Sequence[int], vocab: Vocabulary, batch_size: int, seed: int,
+                  world: World = World()) -> tuple[int, Iterator[tuple[Batch, bool]]]:
+    """One epoch's batches (this process's share of each, with the counts DDP weighs it by), in the order the
+    generator seeded with ``seed`` draws, and how many there are.
+
+    Built one at a time as training consumes them: an epoch's tensors at once would hold every training pair as
+    padded ids (Gigaword's 3.8M pairs: gigabytes). The order is drawn up front, so it is the same either way."""
+    generator = torch.Generator().manual_seed(seed)
+    shares = [world.share(ids) for ids in batch_order(lengths, batch_size, generator)]
+    return len(shares), ((batch_at(train_data.sources, train_data.targets, vocab, ids), counts)
+                         for ids, counts in shares)
+
+
 def _holding_run_lock(train_fn: Callable[..., TrainState]) -> Callable[..., TrainState]:
     """Run ``train_fn`` while holding its ``run_dir``'s lock (:func:`paragen.training.runlock.run_lock`); under
     torchrun rank 0 holds it for all ranks (the others write nothing, and would refuse each other)."""
@@ -269,12 +282,10 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         epoch = state.epoch + 1
         model.train()
         started = time.perf_counter()
-        generator = torch.Generator().manual_seed(training.seed + epoch)
-        shares = [world.share(ids) for ids in batch_order(lengths, training.batch_size, generator)]
-        batches = [(batch_at(train_data.sources, train_data.targets, vocab, ids), counts) for ids, counts in shares]
+        count, batches = epoch_batches(train_data, lengths, vocab, training.batch_size, training.seed + epoch, world)
         total_loss, total_tokens, total_correct, total_critic = 0.0, 0, 0, 0.0
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None if progress and world.main else True,
-                   leave=False)
+        bar = tqdm(batches, total=count, desc=f"epoch {epoch}", unit="batch",
+                   disable=None if progress and world.main else True, leave=False)
         for batch, counts in bar:
             state.optimizer_steps += 1
             set_rate(optimizer, training, state.optimizer_steps, epoch)
