@@ -69,18 +69,26 @@ def text(lines: list[str]) -> bytes:
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
+ENGLISH = ("turkcorpus/", "asset/", "wikilarge/", "pwkp/", "ew-sew_nts/")
+"""Mirror folders of English Wikipedia sentences and their simplifications: the pool of the English stand-ins."""
+
+
+def english_pool() -> list[str]:
+    """Every line of the mirror's English simplification text files (manifest.tsv; binaries and TSVs left out):
+    about 90,000 lines, a vocabulary of tens of thousands of words."""
+    rows = [line.split("\t") for line in (MIRROR / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    paths = [row[0] for row in rows if row[0].startswith(ENGLISH) and not row[0].endswith((".t7", ".tsv"))]
+    return mirror_lines(*paths)
+
+
 def simplification_pair(entry: str, count: int, rng: random.Random) -> dict[str, bytes]:
-    base = {"wikilarge": "wikilarge/louismartin_dress-data/data-simplification/wikilarge/wiki.full.aner.ori.",
-            "pwkp": "pwkp/louismartin_dress-data/data-simplification/wikismall/PWKP_108016.tag.80.aner.ori."}[entry]
-    sources = mirror_lines(base + "valid.src", base + "test.src")
-    targets = mirror_lines(base + "valid.dst", base + "test.dst")
-    return {"train.src": text(recombined(sources, count, rng)), "train.dst": text(recombined(targets, count, rng))}
+    pool = english_pool()
+    return {"train.src": text(recombined(pool, count, rng)), "train.dst": text(recombined(pool, count, rng))}
 
 
 def hwang_files(sizes: dict[str, int], rng: random.Random) -> dict[str, bytes]:
     """Hwang et al.'s three class files, ``en<TAB>simple<TAB>score``, each of the release's byte size."""
-    english = mirror_lines("turkcorpus/cocoxu_simplification/data/turkcorpus/tune.8turkers.tok.norm")
-    simple = mirror_lines("turkcorpus/cocoxu_simplification/data/turkcorpus/tune.8turkers.tok.simp")
+    english = simple = english_pool()
     bounds = {"aligned-good-0.67.txt": (0.67, 1.0), "aligned-good_partial-0.53.txt": (0.53, 0.67),
               "aligned-remaining-0.45.txt": (0.45, 0.53)}
     files = {}
@@ -296,9 +304,12 @@ def rehearse(dataset: str, fraction: float, work: Path, seed: int) -> dict:
     finally:
         server.shutdown()
     train = work / "data/prepared" / planned["recipe"] / "train.src"
+    vocab = [work / o for s in planned["stages"] if s["name"].startswith("vocab_") for o in s["outputs"]]
     return {"dataset": dataset, "fraction": fraction, "date": time.strftime("%Y-%m-%d"), "machine": machine(),
             "baseline_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            "prepared_train_pairs": sum(1 for _ in open(train, "rb")) if train.exists() else None, "stages": rows}
+            "prepared_train_pairs": sum(1 for _ in open(train, "rb")) if train.exists() else None,
+            "vocabulary": sum(1 for _ in open(vocab[0], "rb")) if vocab and vocab[0].exists() else None,
+            "stages": rows}
 
 
 def machine() -> str:
@@ -321,9 +332,11 @@ def table(directory: Path) -> str:
              "| dataset | stage | wall time | peak RSS | output | within goal | date, machine |",
              "| --- | --- | ---: | ---: | ---: | --- | --- |"]
     for run in runs:
-        scale = "" if run["fraction"] == 1 else f" (at {run['fraction']:g} of full size)"
+        scale = "" if run["fraction"] == 1 else f", at {run['fraction']:g} of full size"
+        pairs, vocab = run.get("prepared_train_pairs"), run.get("vocabulary")
+        name = f"{run['dataset']} ({pairs or 0:,} training pairs, vocabulary {vocab or 0:,}{scale})"
         for row in run["stages"]:
-            lines.append(f"| {run['dataset']}{scale} | {row['stage']} | {row['wall_s']:,.1f} s | "
+            lines.append(f"| {name} | {row['stage']} | {row['wall_s']:,.1f} s | "
                          f"{row['peak_rss_mb']:,.0f} MB | {row['output_mb']:,.1f} MB | "
                          f"{'yes' if row['within_goal'] else '**no**'} | {run['date']}, {run['machine']} |")
     return "\n".join(lines) + "\n"
