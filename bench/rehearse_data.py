@@ -103,15 +103,18 @@ def hwang_files(sizes: dict[str, int], rng: random.Random) -> dict[str, bytes]:
     return files
 
 
-def lcsts_part(count: int, rng: random.Random, start: int = 0) -> bytes:
-    """LCSTS documents (PART_I/PART_II layout) recombined from PART_III's summaries and short texts."""
+def lcsts_part(count: int, rng: random.Random, labelled: bool) -> bytes:
+    """LCSTS documents recombined from PART_III's summaries and short texts; PART_II's (``labelled``) carry a
+    human score drawn from PART_III's scores, as the recipe keeps those of 3 and above."""
     raw = (MIRROR / "lcsts/wangle1218_text-summarization/data/PART_III.txt").read_text(encoding="utf-8")
     summaries = [s.split("</summary>")[0].strip() for s in raw.split("<summary>")[1:]]
     texts = [s.split("</short_text>")[0].strip() for s in raw.split("<short_text>")[1:]]
+    labels = [s.split("</human_label>")[0].strip() for s in raw.split("<human_label>")[1:]]
     out = io.StringIO()
     for i in range(count):
         summary, body = recombined(summaries, 1, rng, joiner="")[0], recombined(texts, 1, rng, joiner="")[0]
-        out.write(f"<doc id={start + i}>\n    <summary>\n        {summary}\n    </summary>\n    <short_text>\n"
+        label = f"    <human_label>{rng.choice(labels)}</human_label>\n" if labelled else ""
+        out.write(f"<doc id={i}>\n{label}    <summary>\n        {summary}\n    </summary>\n    <short_text>\n"
                   f"        {body}\n    </short_text>\n</doc>\n")
     return out.getvalue().encode("utf-8")
 
@@ -143,8 +146,8 @@ def stand_in(entry: str, source, fraction: float, rng: random.Random) -> dict[st
     if entry == "ew_sew_hwang":
         return hwang_files({f.path: max(1, round(f.size * fraction)) for f in source.files}, rng)
     if entry == "lcsts":
-        return {"PART_I.txt": lcsts_part(scaled["train"], rng),
-                "PART_II.txt": lcsts_part(max(1, round(LCSTS_PART_II * fraction)), rng)}
+        return {"PART_I.txt": lcsts_part(scaled["train"], rng, labelled=False),
+                "PART_II.txt": lcsts_part(max(1, round(LCSTS_PART_II * fraction)), rng, labelled=True)}
     if entry == "gigaword":
         titles = mirror_lines("gigaword/InitialBug_BiSET/FastRerank/PyRouge/task1_ref0.txt")
         articles = mirror_lines("gigaword/InitialBug_BiSET/FastRerank/PyRouge/input-word.txt")

@@ -9,8 +9,9 @@ vocabulary shared between source and target (SPM §5.4: pass no size to keep eve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
-from paragen.data.corpus import CorpusError, read_lines
+from paragen.data.corpus import CorpusError, iter_lines
 from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 
@@ -24,15 +25,17 @@ def build_vocabularies(directory: str | Path, size: int | None, shared: bool) ->
     missing = [str(p) for p in sides.values() if not p.exists()]
     if missing:
         raise CorpusError(f"vocabularies are built on the training split, which is missing: {', '.join(missing)}")
-    corpora = {side: [line.split() for line in read_lines(path)] for side, path in sides.items()}
+    def corpus(side: str) -> Iterator[list[str]]:  # streamed: only the token counts are held
+        return (line.split() for line in iter_lines(sides[side]))
+
     size = None if size is None else size + len(SPECIALS)
     if shared:
         out = directory / "vocab.txt"
-        Vocabulary.build([corpora["src"], corpora["tgt"]], size).save(out)
+        Vocabulary.build([corpus("src"), corpus("tgt")], size).save(out)
         return [out]
     written = []
-    for side, corpus in corpora.items():
+    for side in sides:
         out = directory / f"vocab.{side}.txt"
-        Vocabulary.build([corpus], size).save(out)
+        Vocabulary.build([corpus(side)], size).save(out)
         written.append(out)
     return written
