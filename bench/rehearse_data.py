@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "data"
 GOAL_SECONDS, GOAL_MB = 30 * 60, 8 * 1024
 GIGAWORD_VALID_POOL = 189_651  # Rush et al.'s valid.*.filter.txt: lines
-LCSTS_PART_II = 10_666
 
 
 # ---- stand-in text -------------------------------------------------------------------------------------------
@@ -103,17 +102,19 @@ def hwang_files(sizes: dict[str, int], rng: random.Random) -> dict[str, bytes]:
     return files
 
 
-def lcsts_part(count: int, rng: random.Random, labelled: bool) -> bytes:
-    """LCSTS documents recombined from PART_III's summaries and short texts; PART_II's (``labelled``) carry a
-    human score drawn from PART_III's scores, as the recipe keeps those of 3 and above."""
+def lcsts_part(count: int, rng: random.Random, kept: int | None = None) -> bytes:
+    """LCSTS documents recombined from PART_III's summaries and short texts; with ``kept``, each carries a human
+    score (PART_II's layout), ``kept`` of them 3 or more (the recipe keeps those: the paper's validation count)."""
     raw = (MIRROR / "lcsts/wangle1218_text-summarization/data/PART_III.txt").read_text(encoding="utf-8")
     summaries = [s.split("</summary>")[0].strip() for s in raw.split("<summary>")[1:]]
     texts = [s.split("</short_text>")[0].strip() for s in raw.split("<short_text>")[1:]]
-    labels = [s.split("</human_label>")[0].strip() for s in raw.split("<human_label>")[1:]]
+    labels = [str(rng.randint(3, 5)) for _ in range(kept or 0)] + [str(rng.randint(1, 2))
+                                                                  for _ in range(count - (kept or 0))]
+    rng.shuffle(labels)
     out = io.StringIO()
     for i in range(count):
         summary, body = recombined(summaries, 1, rng, joiner="")[0], recombined(texts, 1, rng, joiner="")[0]
-        label = f"    <human_label>{rng.choice(labels)}</human_label>\n" if labelled else ""
+        label = f"    <human_label>{labels[i]}</human_label>\n" if kept is not None else ""
         out.write(f"<doc id={i}>\n{label}    <summary>\n        {summary}\n    </summary>\n    <short_text>\n"
                   f"        {body}\n    </short_text>\n</doc>\n")
     return out.getvalue().encode("utf-8")
@@ -146,8 +147,8 @@ def stand_in(entry: str, source, fraction: float, rng: random.Random) -> dict[st
     if entry == "ew_sew_hwang":
         return hwang_files({f.path: max(1, round(f.size * fraction)) for f in source.files}, rng)
     if entry == "lcsts":
-        return {"PART_I.txt": lcsts_part(scaled["train"], rng, labelled=False),
-                "PART_II.txt": lcsts_part(max(1, round(LCSTS_PART_II * fraction)), rng, labelled=True)}
+        return {"PART_I.txt": lcsts_part(scaled["train"], rng),
+                "PART_II.txt": lcsts_part(scaled["part2"], rng, kept=min(scaled["valid"], scaled["part2"]))}
     if entry == "gigaword":
         titles = mirror_lines("gigaword/InitialBug_BiSET/FastRerank/PyRouge/task1_ref0.txt")
         articles = mirror_lines("gigaword/InitialBug_BiSET/FastRerank/PyRouge/input-word.txt")
