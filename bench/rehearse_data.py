@@ -48,10 +48,12 @@ GIGAWORD_VALID_POOL = 189_651  # Rush et al.'s valid.*.filter.txt: lines
 
 def recombined(pool: list[str], count: int, rng: random.Random, joiner: str = " ") -> list[str]:
     """``count`` lines, each the head of one pool line joined to the tail of another (cut at a random token)."""
+    def tokens(line: str) -> list[str]:
+        return line.split(joiner) if joiner else list(line)
+
     out = []
     for _ in range(count):
-        a, b = rng.choice(pool).split(joiner) if joiner else list(rng.choice(pool)), None
-        b = rng.choice(pool).split(joiner) if joiner else list(rng.choice(pool))
+        a, b = tokens(rng.choice(pool)), tokens(rng.choice(pool))
         cut_a, cut_b = rng.randint(1, max(1, len(a))), rng.randint(0, max(0, len(b) - 1))
         out.append(joiner.join(a[:cut_a] + b[cut_b:]))
     return out

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, aligned_pairs_outputs, aligned_pairs_path,
-                               alignment_matrices_path, alignment_path, comparison_path, copy_trace_path,
-                               embeddings_path, experiment_data, heatmap_path, metrics_path, oddgen_figure_path,
-                               run_dir, sweep_outputs, table_outputs, training_panels_path)
+                               alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
+                               experiment_data, heatmap_path, metrics_path, oddgen_figure_path, sweep_outputs,
+                               table_outputs, training_panels_path)
 from paragen.config import ParagenConfig
-from paragen.config.seeds import replicas
 from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
                                            oddgen_item, table_items, training_panels_item, type_curves_item,
                                            valid_curves_item)
@@ -19,18 +18,18 @@ from paragen.pipeline.tables import TablePlan, caption_params
 def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
     """``paragen report``: reads the metrics and logs of the rows that can run; the others say why not."""
     table, table_name, ran, trained = plan.spec, plan.name, list(plan.ran), list(plan.trained)
-    runs = [run for e in trained for run in replicas(config, e)]  # every seed of every trained row
     if table.kind == "parameters":
         deps = tuple(dict.fromkeys(experiment_data(config, e).vocab for e in ran))
     else:
-        deps = tuple(metrics_path(e) for e in ran) + tuple(metrics_path(r) for r in runs if r not in ran) \
-            + tuple(f"{run_dir(e)}/train_log.csv" for e in runs) + tuple(copy_trace_path(e) for e in plan.copy_rows)
+        runs = plan.trained_runs()  # every seed of every trained row
+        deps = tuple(metrics_path(e) for e in ran) + tuple(r.metrics for r in runs if r.name not in ran) \
+            + tuple(r.train_log for r in runs if r.train_log) + tuple(copy_trace_path(e) for e in plan.copy_rows)
         if plan.rescored:
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
         deps += tuple(embeddings_path(e) for e in trained
                       if config.models[config.experiments[e].model].pretrained_embeddings)
-        deps += tuple(alignment_path(e) for e in runs if experiment_data(config, e).gold)
+        deps += tuple(r.alignment for r in runs if r.alignment)
         deps += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
         deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
         deps += tuple(comparison_path(a, b) for _, compared in plan.comparisons for a, b, _ in compared)
@@ -58,16 +57,16 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     trained = list(plan.trained) if table.kind == "scores" else []
     if not trained:
         return items
-    row_of = {exp: row for row, exp in reversed(table.rows.items())}  # the first label naming an experiment
+    row_of = plan.row_of
     figures = plan.figures
     datasets = list(dict.fromkeys(config.experiments[e].dataset for e in trained))
     assert plan.curve is not None
-    items += (valid_curves_item(table, figures[0], plan.curve[1], [row_of[e] for e in trained], datasets),)
+    items += (valid_curves_item(table, figures[0], plan.curve[1], [row_of(e) for e in trained], datasets),)
     if plan.copy_rows:
-        items += (copy_heatmap_item(table, figures[1], row_of[plan.copy_rows[0]]),)
-    items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of[e], e)
+        items += (copy_heatmap_item(table, figures[1], row_of(plan.copy_rows[0])),)
+    items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)
                    for e in plan.panels)
-    return items + ((type_curves_item(table, figures[-1], [row_of[e] for e in trained]),) if plan.by_type else ())
+    return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained]),) if plan.by_type else ())
 
 
 def index_stage(config: ParagenConfig, stages: list[Stage]) -> Stage:

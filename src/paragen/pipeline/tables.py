@@ -29,11 +29,6 @@ def panel_experiments(config: ParagenConfig, experiments: list[str]) -> tuple[st
                  and config.training[config.experiments[e].training].log_metrics)
 
 
-def rescored_baselines(table: TableConfig) -> bool:
-    """Whether the table's baseline rows are read from the DRESS rescoring table."""
-    return any(b.rescored for b in PaperTable.load(table.paper).baselines)
-
-
 def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
     """CopyNet runs on synthetic data: their decode stage also writes the copy-mode trace (Figure 3)."""
     return [e for e in experiments if e in config.experiments
@@ -154,8 +149,12 @@ class TablePlan:
     heatmap_rows: tuple[str, ...]  # experiments 004 Figure 4 draws (attention, q_j), when both run
     oddgen: bool  # 004 Figure 2 is drawn
     pairs_experiment: str | None  # the experiment whose aligned pairs 004 Table 4 lists
-    rescored: bool  # baseline rows are read from the DRESS rescoring table
     comparisons: tuple[tuple[Comparison, tuple[tuple[str, str, int], ...]], ...]  # each with its compared runs
+
+    @property
+    def rescored(self) -> bool:
+        """Whether the table's baseline rows are read from the DRESS rescoring table."""
+        return self.spec.kind == "scores" and any(b.rescored for b in self.paper.baselines)
 
     @property
     def tables(self) -> tuple[str, ...]:
@@ -179,6 +178,10 @@ class TablePlan:
     def row_of(self, experiment: str) -> str:
         """The first row label naming an experiment."""
         return next(label for label, row in self.rows.items() if row.name == experiment)
+
+    def trained_runs(self) -> list[RunPlan]:
+        """Every seed run of every trained experiment, once each, in table order."""
+        return [run for e in self.trained for run in self.rows[self.row_of(e)].runs]
 
     def trained_rows(self) -> dict[str, str]:
         """Row label -> experiment of the rows that were trained and can run."""
@@ -218,7 +221,6 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
         heatmap_rows=heatmap_experiments(config, spec) if scores else (),
         oddgen=scores and oddgen_drawn(config, spec),
         pairs_experiment=pairs_experiment(config, spec) if scores else None,
-        rescored=scores and rescored_baselines(spec),
         comparisons=tuple((c, tuple(compared_runs(config, spec, c))) for c in spec.comparisons) if scores else ())
 
 
