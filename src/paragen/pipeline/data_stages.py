@@ -53,7 +53,7 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 cmd=shell_command("paragen", "prepare-local", "--params", PARAMS_FILE, "--dataset", name),
                 deps=tuple(spec.paths()), outs=(prepared,),
                 params=set_keys(name, spec, ("files", "strip_specials", "max_line_chars", "dedup")),
-                resources=sized))
+                resources=sized.prepare))
         elif prepared not in prepared_markers:  # datasets sharing a recipe share its preparation
             prepared_markers.append(prepared)
             result.append(Stage(
@@ -65,7 +65,7 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 deps=tuple(fetch_marker(e, scopes[e]) for e in spec.fetch), outs=(prepared,),
                 params=set_keys(name, spec, ("fetch", "fetch_scope", "splits", "strip_specials", "max_line_chars",
                                               "alignment_filter")),
-                resources=sized))  # the splits this command prepares
+                resources=sized.prepare))  # the splits this command prepares
         directory = segmented_dir(name, spec.segmentation)
         options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
                    *(("--lowercase",) if spec.lowercase else ()),
@@ -76,7 +76,7 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                          "--quiet"),
             deps=(prepared,), outs=(f"{directory}/segment.json",),
             params=set_keys(name, spec, ("segmentation", "merges", "lowercase", "drop_longer_target")),
-            resources=sized))
+            resources=sized.segment))
         if "train" in spec.splits:
             vocab_files = (f"{directory}/vocab.txt",) if spec.shared_vocab else (
                 f"{directory}/vocab.src.txt", f"{directory}/vocab.tgt.txt")
@@ -86,7 +86,7 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 cmd=shell_command("paragen", "vocab-build", "--dir", directory, *size,
                              *(("--shared",) if spec.shared_vocab else ())),
                 deps=(f"{directory}/segment.json",), outs=vocab_files,
-                params=set_keys(name, spec, ("vocab_size", "shared_vocab")), resources=sized))
+                params=set_keys(name, spec, ("vocab_size", "shared_vocab")), resources=sized.vocab))
     if prepared_markers:
         tables = ("results/tables/datasets.md", "results/tables/datasets.csv")
         result.append(Stage(name="datasets_table", step="report", cmd=shell_command("paragen", "datasets-table"),

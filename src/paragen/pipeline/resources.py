@@ -6,12 +6,19 @@ decoding settings and ``experiments.*.gpus``. The engines attach the requests to
 (``workflow/rules/stages.smk`` passes them as Snakemake's ``resources:``); a cluster profile maps them to
 partitions (``workflow/profiles/slurm``), so no rule and no profile names a partition for a rule.
 
-Only one rate is measured: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
-(CopyNet: 7,400) training on one H100 while sharing it with the other three (docs/datasets.md, "GPU readiness").
-That decoder loop is bound by kernel launches, not arithmetic, so time grows with the tokens, epochs and
-decoder layers; the arithmetic term below (multiply-adds per token at an assumed 20 TFLOP/s) only matters
-for models far larger than the papers'. Everything is then doubled (validation decoding after each epoch,
-slower GPUs) and rounded up, because a job that outlives its wall time is killed and loses its last epoch.
+Where a size was measured, the measurement is a table in this module with its date and machine:
+
+- data stages (prepare, segment by scheme, vocabulary): seconds and peak memory per million training pairs,
+  from the full-size rehearsal of six datasets (``bench/rehearse_data.py``, ``results/rehearsal/*.json``);
+- a training process's data: peak memory per million pairs while building an epoch's batches (same source);
+- training speed on a GPU: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
+  (CopyNet: 7,400) training on one H100 while sharing it with the other three (docs/datasets.md, "GPU
+  readiness") at a batch of 64. That decoder loop is bound by kernel launches, not arithmetic, so time grows
+  with the decoding steps (tokens over the batch size), epochs and decoder layers; the arithmetic term below
+  (multiply-adds per token at an assumed 20 TFLOP/s) only matters for models far larger than the papers'.
+
+Times are then doubled (validation decoding after each epoch, slower machines) and memory given half again
+its measured peak, then rounded up, because a job that outlives its wall time or its memory is killed.
 """
 
 from __future__ import annotations
@@ -26,7 +33,10 @@ from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, LocalDatas
 from paragen.data.vocabulary import SPECIALS
 
 MEASURED_TOKENS_PER_S = 7_000
-"""Target tokens per second per decoder layer on one GPU (see the module docstring)."""
+"""Target tokens per second per decoder layer on one GPU at a batch of :data:`MEASURED_BATCH` (see the module
+docstring)."""
+MEASURED_BATCH = 64
+"""The batch size of that measurement (``training.synthetic_paper.batch_size``)."""
 ASSUMED_FLOPS = 20e12
 """Sustained FLOP/s of one GPU for the arithmetic term: an assumption, not a measurement."""
 TOKENS_PER_PAIR = 25
@@ -39,15 +49,43 @@ DECODE_SENTENCES_PER_S = 30
 is not slower, and decoding is always small next to training."""
 UNKNOWN_VOCABULARY = 50_000
 """A real dataset that keeps every token type: sized as the papers' largest vocabulary (WEAN's 50,000)."""
-BYTES_PER_PAIR = 4_000
-"""Host memory of one tokenised pair in Python lists, both sides, with room for the batching copies."""
+BPE_ALPHABET = 1_000
+"""Units of a BPE vocabulary besides its merges (characters, end-of-word forms): an upper bound; Gigaword's
+5,000 merges gave 4,887 units in the rehearsal (results/rehearsal/gigaword.json)."""
+MEASURED_ON = "2026-11-24, 2 cores (AMD EPYC), 24 GiB"
+"""Date and machine of the data-stage rates below (``results/rehearsal/*.json``)."""
+
+
+@dataclass(frozen=True)
+class StageRate:
+    """One stage's measured cost per million training pairs: the largest over the rehearsed datasets of at least
+    250,000 pairs (below that the process's fixed cost dominates and fits in :data:`CPU_BASE_MB` anyway)."""
+
+    seconds_per_million_pairs: float
+    mb_per_million_pairs: float  # peak resident memory, the process included
+
+
+DATA_STAGE_RATES: dict[str, StageRate] = {
+    "prepare": StageRate(30.5, 1518),  # LCSTS: the XML parsed and deduplicated
+    "segment word": StageRate(16.4, 709),  # EW-SEW
+    "segment bpe": StageRate(77.8, 1509),  # Gigaword: subword-nmt learns 5,000 merges and applies them
+    "segment char": StageRate(25.1, 1201),  # LCSTS
+    "segment jieba": StageRate(413.1, 1146),  # LCSTS: jieba over 2.4 M texts, the slowest stage measured
+    "vocab": StageRate(37.4, 181),  # LCSTS jieba words (time), EW-SEW (memory)
+    "epoch batches": StageRate(155.2, 1477),  # LCSTS characters: one epoch's batches, inside training
+}
+"""Measured on :data:`MEASURED_ON`; ``tests/test_resources.py`` checks each entry against the rehearsal files."""
+BYTES_PER_PAIR = DATA_STAGE_RATES["epoch batches"].mb_per_million_pairs
+"""Host memory per training pair of a process holding the data and one epoch's batches."""
 BASE_MB = 4_000
 """torch with a CUDA context and the process around it."""
 BYTES_PER_PARAMETER = 16
 """fp32 weights, gradients and Adam's two moments."""
 CPU_BASE_MB = 2_000
-DATA_MINUTES_PER_MILLION_PAIRS = 120
-"""prepare, segment (BPE learning included) and vocabulary building of large corpora: a guess."""
+DATA_OVERHEAD_MINUTES = 5
+"""Start-up of a data stage: importing paragen, checking its inputs' digests."""
+MEMORY_MARGIN = 1.5
+"""Measured peak memory times this (longer sentences, another machine's allocator)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +124,8 @@ def vocabulary_size(config: ParagenConfig, dataset: str) -> int:
         rewritten = math.ceil(spec.content_words * spec.rewrite_fraction)
         return spec.content_words + spec.filler_words + rewritten + len(SPECIALS)
     assert isinstance(spec, RealDataset)
+    if spec.vocab_size is None and spec.segmentation == "bpe":
+        return spec.merges + BPE_ALPHABET + len(SPECIALS)
     return (spec.vocab_size or UNKNOWN_VOCABULARY) + len(SPECIALS)
 
 
@@ -151,7 +191,22 @@ def parameters(model: ModelConfig, vocabulary: int) -> int:
 
 
 def _host_mb(pairs: int, model: ModelConfig, vocabulary: int) -> int:
-    return BASE_MB + pairs * BYTES_PER_PAIR // 10**6 + parameters(model, vocabulary) * BYTES_PER_PARAMETER // 10**6
+    return BASE_MB + int(pairs * BYTES_PER_PAIR) // 10**6 + parameters(model, vocabulary) * BYTES_PER_PARAMETER // 10**6
+
+
+def gpu_seconds_per_target_token(model: ModelConfig, vocabulary: int, batch_size: int, gpus: int = 1) -> float:
+    """Projected training time of one target token on ``gpus`` GPUs sharing every batch.
+
+    The decoder loop is bound by kernel launches: a step costs about the same for any batch, so the measured
+    :data:`MEASURED_TOKENS_PER_S` (at a batch of :data:`MEASURED_BATCH`) scales with each process's share of the
+    batch, per sequential decoder layer (teacher forcing runs a Transformer's layers in parallel over the
+    target). Under that bound more GPUs do not shorten an epoch (each runs every step on a smaller share); only
+    the arithmetic term, 6 FLOPs per multiply-add (one forward and two backward products) at
+    :data:`ASSUMED_FLOPS`, is divided among them."""
+    sequential_layers = 1 if model.architecture == "transformer" else model.decoder_layers
+    share = math.ceil(batch_size / gpus)
+    launches = sequential_layers * MEASURED_BATCH / (MEASURED_TOKENS_PER_S * share) / gpus
+    return launches + 6 * multiply_adds_per_token(model, vocabulary) / ASSUMED_FLOPS / gpus
 
 
 def train_resources(config: ParagenConfig, experiment: str) -> Resources:
@@ -161,10 +216,10 @@ def train_resources(config: ParagenConfig, experiment: str) -> Resources:
     model, training = config.models[spec.model], config.training[spec.training]
     vocabulary = vocabulary_size(config, spec.dataset)
     pairs = split_pairs(config, spec.dataset, "train")
-    sequential_layers = 1 if model.architecture == "transformer" else model.decoder_layers  # teacher forcing
-    seconds_per_token = sequential_layers / MEASURED_TOKENS_PER_S \
-        + 6 * multiply_adds_per_token(model, vocabulary) / ASSUMED_FLOPS
-    seconds = SAFETY * training.max_epochs * pairs * TOKENS_PER_PAIR * seconds_per_token / spec.gpus
+    batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 10**6  # on the host, per epoch
+    seconds = SAFETY * training.max_epochs * (
+        pairs * TOKENS_PER_PAIR * gpu_seconds_per_target_token(model, vocabulary, training.batch_size, spec.gpus)
+        + batching)
     return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * _host_mb(pairs, model, vocabulary), 1000),
                      runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
 
@@ -185,13 +240,30 @@ def _beam_factor(decoding: DecodingConfig) -> float:
     return max(1.0, decoding.beam_size / 10) * max(1.0, decoding.max_length / 80)
 
 
-def data_resources(config: ParagenConfig, dataset: str) -> Resources:
-    """prepare / segment / vocabulary of a real dataset's splits: CPU only, memory for the whole corpus."""
+@dataclass(frozen=True)
+class DataRequests:
+    """The requests of one dataset's three data stages."""
+
+    prepare: Resources
+    segment: Resources
+    vocab: Resources
+
+
+def data_resources(config: ParagenConfig, dataset: str) -> DataRequests:
+    """prepare / segment / vocabulary of a real or local dataset's splits: CPU only, sized from the measured
+    per-million-pair rates (:data:`DATA_STAGE_RATES`) over all its splits' pairs."""
     spec = config.datasets[dataset]
     assert isinstance(spec, RealDataset)
-    pairs = sum(split_pairs(config, dataset, split) for split in spec.splits)
-    return Resources(mem_mb=_round_up(CPU_BASE_MB + pairs * BYTES_PER_PAIR // 10**6, 1000),
-                     runtime=_round_up(OVERHEAD_MINUTES + DATA_MINUTES_PER_MILLION_PAIRS * pairs / 10**6, 10))
+    millions = sum(split_pairs(config, dataset, split) for split in spec.splits) / 10**6
+    return DataRequests(*(data_stage_request(DATA_STAGE_RATES[key], millions)
+                          for key in ("prepare", f"segment {spec.segmentation}", "vocab")))
+
+
+def data_stage_request(rate: StageRate, millions: float) -> Resources:
+    """Measured time doubled plus start-up, measured memory times :data:`MEMORY_MARGIN` over the base."""
+    return Resources(
+        mem_mb=_round_up(CPU_BASE_MB + MEMORY_MARGIN * rate.mb_per_million_pairs * millions, 1000),
+        runtime=_round_up(DATA_OVERHEAD_MINUTES + SAFETY * rate.seconds_per_million_pairs * millions / 60, 10))
 
 
 def serial(requests: Iterable[Resources]) -> Resources:

@@ -1,0 +1,166 @@
+"""What each real-data suite costs at its paper's size: data stages measured, a training epoch measured on CPU
+and projected for one GPU.
+
+Usage: python bench/suite_costs.py [--write | --check]
+
+Reads the data-stage rehearsal (``results/rehearsal/*.json``, ``bench/rehearse_data.py``), the training
+throughput at each paper experiment's own model, batch, vocabulary and lengths (``results/train_speed/*.json``,
+``bench/train_speed.py --paper``) and params.yaml. Per experiment, one epoch's target tokens are its training
+pairs times the dataset's mean target length (``train_speed.MEAN_LENGTHS``); an epoch takes those tokens at the
+measured CPU rate, or at ``paragen.pipeline.resources``' projected GPU rate (a projection from one measured H100
+figure, not a measurement), plus the measured host time to build an epoch's batches. ``--write`` writes
+``results/tables/suite_costs.md`` and the summary block of README.md; ``--check`` fails when either differs
+from what the committed measurements give (the test suite runs it); without either, prints the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from paragen.config import load_config
+from paragen.pipeline.resources import DATA_STAGE_RATES, gpu_seconds_per_target_token, split_pairs, vocabulary_size
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_speed import MEAN_LENGTHS  # noqa: E402  (a sibling script, not a package)
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "results" / "tables" / "suite_costs.md"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- suite costs: bench/suite_costs.py --write -->", "<!-- end of suite costs -->"
+REHEARSED_AS = {"ew_sew": "ew_sew_hwang", "lcsts_wean": "lcsts_copynet_char"}
+"""Datasets whose data stages were rehearsed under another entry: EW-SEW from Hwang et al.'s release (same
+pairs scored, 299K kept against Nisioi et al.'s 280K), WEAN's LCSTS characters as CopyNet's (same recipe and
+segmentation; a 4,000- instead of a 3,000-character vocabulary)."""
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def load(pattern: str) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted((ROOT / "results").glob(pattern))]
+
+
+def experiment_rows(config, speeds: dict[str, dict]) -> list[dict]:
+    """One row per measured experiment, in the suites' table order."""
+    rows = []
+    for table in config.tables.values():
+        for experiment in table.rows.values():
+            if experiment not in speeds or any(r["experiment"] == experiment for r in rows):
+                continue
+            spec = config.experiments[experiment]
+            model, training = config.models[spec.model], config.training[spec.training]
+            pairs = split_pairs(config, spec.dataset, "train")
+            source_length, target_length = MEAN_LENGTHS[spec.dataset]
+            tokens = pairs * target_length
+            # SPM's decoder runs over the target continued with <tpad> to the source's length (004 Eq. 9)
+            steps = pairs * (max(source_length, target_length) if model.source_prediction is not None else target_length)
+            batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 1e6
+            vocabulary = vocabulary_size(config, spec.dataset)
+            measured = speeds[experiment]
+            rows.append({
+                "suite": table.suite, "experiment": experiment, "dataset": spec.dataset, "pairs": pairs,
+                "vocabulary": vocabulary, "tokens": tokens, "epochs": training.max_epochs,
+                "cpu_rate": measured["train_tokens_per_s"],
+                "cpu_epoch": tokens / measured["train_tokens_per_s"] + batching,
+                "gpu_epoch": steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size) + batching})
+    return rows
+
+
+def data_cost(dataset: str, rehearsals: dict[str, dict]) -> tuple[float, float, str]:
+    """Wall time summed and peak memory over a dataset's fetch, prepare, segment and vocabulary stages."""
+    measured = rehearsals[REHEARSED_AS.get(dataset, dataset)]
+    stages = [s for s in measured["stages"] if not s["stage"].startswith("epoch_batches")]
+    return (sum(s["wall_s"] for s in stages), max(s["peak_rss_mb"] for s in stages),
+            f"{measured['date']}, {measured['machine']}")
+
+
+def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header: dict) -> tuple[str, str]:
+    rows = experiment_rows(config, speeds)
+    full = ["# Cost of the real-data suites at the papers' size", "",
+            "Made by `python bench/suite_costs.py --write` from `results/rehearsal/*.json` (data stages, measured on "
+            "stand-ins of the real size and format) and `results/train_speed/*.json` (training throughput, measured "
+            f"with `bench/train_speed.py --paper` on {header['device']}, {header['date']}; random words at each "
+            "experiment's own model, batch, vocabulary and mean lengths). An epoch's target tokens are the "
+            "training pairs times the mean target length. **CPU epoch** = those tokens at the measured rate; "
+            "**GPU epoch** = projected by `paragen.pipeline.resources` (7,000 tokens/s per sequential decoder "
+            "layer at a batch of 64, measured once on a shared H100, scaled by the batch; plus the arithmetic at "
+            "an assumed 20 TFLOP/s): not a measurement. SPM's decoder runs over the target continued to the "
+            "source's length (004 Eq. 9), so its projection counts source-length steps. Both add the measured host time to build an epoch's batches.", "",
+            "| suite | experiment | dataset | training pairs | vocabulary | target tokens per epoch | CPU tokens/s "
+            "(measured) | CPU epoch | GPU epoch (projected) | max epochs |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        full.append(f"| {r['suite']} | {r['experiment']} | {r['dataset']} | {r['pairs']:,} | {r['vocabulary']:,} | "
+                    f"{r['tokens'] / 1e6:.1f} M | {r['cpu_rate']:,.0f} | {duration(r['cpu_epoch'])} | "
+                    f"{duration(r['gpu_epoch'])} | {r['epochs']} |")
+    summary = ["| suite | dataset (training pairs) | data stages at full size: wall time, peak memory (measured) | "
+               "one epoch on 2 CPU cores (measured rate) | one epoch on one GPU (projected) |",
+               "| --- | --- | --- | --- | --- |"]
+    for dataset in dict.fromkeys(r["dataset"] for r in rows):
+        mine = [r for r in rows if r["dataset"] == dataset]
+        wall, peak, _ = data_cost(dataset, rehearsals)
+        cpu = sorted(r["cpu_epoch"] for r in mine)
+        gpu = sorted(r["gpu_epoch"] for r in mine)
+        summary.append(f"| `{mine[0]['suite']}` | `{dataset}` ({mine[0]['pairs']:,}) | {duration(wall)}, "
+                       f"{peak / 1000:.1f} GB | {span(cpu)} | {span(gpu)} |")
+    return "\n".join(full) + "\n", "\n".join(summary)
+
+
+def span(values: list[float]) -> str:
+    low, high = duration(values[0]), duration(values[-1])
+    return low if low == high else f"{low} – {high}"
+
+
+def readme_with(path: Path, summary: str) -> str:
+    text = path.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"suite_costs: {path} has no {BEGIN} ... {END} block")
+    head, rest = text.split(BEGIN, 1)
+    return head + BEGIN + "\n" + summary + "\n" + END + rest.split(END, 1)[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    parser.add_argument("--params", default=str(ROOT / "params.yaml"))
+    parser.add_argument("--readme", type=Path, default=README, help="the README whose block --write/--check keep")
+    parser.add_argument("--table", type=Path, default=TABLE, help="the per-experiment table --write/--check keep")
+    args = parser.parse_args()
+    config = load_config(args.params)
+    rehearsals = {r["dataset"]: r for r in load("rehearsal/*.json")}
+    speed_files = load("train_speed/*.json")
+    if not rehearsals or not speed_files:
+        sys.exit("suite_costs: needs results/rehearsal/*.json and results/train_speed/*.json")
+    speeds = {r["name"]: r for f in speed_files for r in f["results"]}
+    table, summary = render(config, rehearsals, speeds, speed_files[0])
+    readme = readme_with(args.readme, summary)
+    if args.check:
+        stale = [str(p) for p, text in ((args.table, table), (args.readme, readme))
+                 if not p.exists() or p.read_text() != text]
+        if stale:
+            print(f"suite_costs: {', '.join(stale)} differ from the measurements; run "
+                  "python bench/suite_costs.py --write", file=sys.stderr)
+            return 1
+        return 0
+    if args.write:
+        for path, text in ((args.table, table), (args.readme, readme)):
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(text)
+            temporary.replace(path)
+        return 0
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
