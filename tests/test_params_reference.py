@@ -99,3 +99,32 @@ def test_write_reports_changes_and_check_detects_staleness(tmp_path):
     path.write_text(path.read_text(encoding="utf-8") + "edited by hand\n", encoding="utf-8")
     assert not check_params_reference(path)
     assert write_params_reference(path) is True and check_params_reference(path)
+
+
+def test_every_key_of_params_yaml_says_what_it_is_for():
+    """Walks the schema's models itself (not through the renderer): each field of each model reachable from
+    ParagenConfig carries a description, so docs/params.md has no empty "meaning" cell."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from paragen.config import ParagenConfig
+
+    def models_in(annotation):
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield annotation
+        for argument in typing.get_args(annotation):
+            yield from models_in(argument)
+
+    seen, queue, missing = set(), [ParagenConfig], []
+    while queue:
+        model = queue.pop()
+        if model in seen:
+            continue
+        seen.add(model)
+        for name, info in model.model_fields.items():
+            if not (info.description or "").strip():
+                missing.append(f"{model.__name__}.{name}")
+            queue.extend(models_in(info.annotation))
+    assert len(seen) > 20  # the walk reached the nested models, not just the top
+    assert missing == []

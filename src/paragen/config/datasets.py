@@ -14,7 +14,7 @@ from paragen.config.base import Fraction, IntRange, PositiveInt, _Strict, _uniqu
 class SyntheticDataset(_Strict):
     """CopyNet §5.1 rule dataset: N rules x M instances, split 50/50 per rule."""
 
-    kind: Literal["synthetic"]
+    kind: Literal["synthetic"] = Field(description="selects this type: CopyNet §5.1's generated rule data")
     rules: PositiveInt = Field(description="number of transformation rules (paper: 200)")
     instances_per_rule: Annotated[int, Field(ge=2)] = Field(description="paper: 200")
     symbols: PositiveInt = Field(1000, description="size of the regular-symbol vocabulary")
@@ -32,7 +32,7 @@ class SyntheticDataset(_Strict):
     target_from_source: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
         0.5, description="chance that a target regular symbol is one of the rule's own source symbols (§5.1's "
         "examples: 7 of their 13 target symbols are; 0: independent draws, paragen's rule data before 2026-11-24)")
-    seed: int = 1
+    seed: int = Field(1, description="seed of the generator: the same seed gives the same rules and instances")
 
     @model_validator(mode="after")
     def _ranges_ordered(self) -> "SyntheticDataset":
@@ -74,10 +74,10 @@ class HeadlineSyntheticDataset(_Strict):
     """The headline suite's stand-in (paragen.data.headline_synthetic): a lossy headline task with known
     word alignments. NOT a paper's setup."""
 
-    kind: Literal["headline_synthetic"]
-    train_pairs: PositiveInt
-    valid_pairs: PositiveInt
-    test_pairs: PositiveInt
+    kind: Literal["headline_synthetic"] = Field(description="selects this type: the generated headline stand-in")
+    train_pairs: PositiveInt = Field(description="pairs generated for training")
+    valid_pairs: PositiveInt = Field(description="pairs generated for validation (model selection)")
+    test_pairs: PositiveInt = Field(description="pairs generated for the test table")
     content_words: PositiveInt = Field(500, description="content word types (kept in the headline)")
     filler_words: PositiveInt = Field(100, description="filler word types (always dropped)")
     source_length: IntRange = Field((10, 30), description="min/max source tokens")
@@ -98,7 +98,7 @@ class HeadlineSyntheticDataset(_Strict):
     reverse_share: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
         0.0, description="probability that a source starts with the marker xrev, whose headline lists its kept "
         "content words in reverse order (an alignment that is not monotonic)")
-    seed: int = 1
+    seed: int = Field(1, description="seed of the generator: the same seed gives the same pairs")
     evaluation: Evaluation = Field(
         default_factory=lambda: Evaluation(metrics=["rouge", "oddgen"], rouge_unit="word"),
         description="how `paragen evaluate` scores the test outputs (the words c<i>/r<i> are ROUGE words)")
@@ -141,26 +141,30 @@ class RealDataset(_Strict):
     registry entries it is built from (``paragen fetch``).
     """
 
-    kind: Literal["real"]
+    kind: Literal["real"] = Field(description="selects this type: a public dataset fetched and prepared by a recipe")
     recipe: str | None = Field(None, description="preparation recipe; default: the dataset's name")
     fetch: list[str] = Field(min_length=1, description="registry datasets to fetch (sources.yaml)")
     fetch_scope: Literal["all", "eval"] = Field("all", description="eval: only validation/test/reference files")
-    splits: list[str] = Field(min_length=1)
+    splits: list[str] = Field(min_length=1, description="the splits prepare writes (train, valid, test, or the recipe's own names)")
     test_splits: Annotated[list[str], AfterValidator(_unique)] = Field(
         ["test"], min_length=1, description="the splits an experiment decodes and scores (004: test_ours, "
         "test_rush, test_zhou); each must be one of splits")
-    segmentation: Literal["bpe", "char", "jieba", "word"] = "word"
+    segmentation: Literal["bpe", "char", "jieba", "word"] = Field(
+        "word", description="tokens the models read and write: whitespace words, subword-nmt BPE units, characters, or "
+        "jieba words (Chinese)")
     merges: PositiveInt = Field(5000, description="BPE merge operations (segmentation: bpe)")
-    lowercase: bool = False
+    lowercase: bool = Field(False, description="lowercase every side before segmenting")
     strip_specials: bool = Field(False, description="lowercase and drop special characters (003 §4.1: WikiLarge, Turk)")
-    drop_longer_target: bool = False
+    drop_longer_target: bool = Field(
+        False, description="drop training pairs whose target is longer than the source after segmentation (004 §5.1)")
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (scoring refuses such lines)")
     alignment_filter: AlignmentFilter | None = Field(
         None, description="recipe ew_sew_hwang: the classes and score threshold of Hwang et al.'s pairs to keep")
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
-    shared_vocab: bool = True
-    evaluation: Evaluation = Field(default_factory=Evaluation)
+    shared_vocab: bool = Field(True, description="one vocabulary for source and target (vocab.txt); false: vocab.src.txt "
+                               "and vocab.tgt.txt")
+    evaluation: Evaluation = Field(default_factory=Evaluation, description="how `paragen evaluate` scores the test outputs")
 
     @model_validator(mode="after")
     def _test_splits_are_splits(self) -> "RealDataset":
@@ -175,7 +179,7 @@ class VocabConfig(_Strict):
     """How the token vocabulary of a dataset is built from its training split."""
 
     max_size: PositiveInt | None = Field(None, description="keep the most frequent N tokens")
-    min_count: PositiveInt = 1
+    min_count: PositiveInt = Field(1, description="drop tokens seen fewer times in the training split")
 
 
 def _check_real_dataset(name: str, dataset: RealDataset) -> None:

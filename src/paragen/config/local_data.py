@@ -47,7 +47,7 @@ def _as_file(value: Any) -> Any:
 class LocalSplit(_Strict):
     """The files of one split: sources and targets aligned line by line; further references for valid/test."""
 
-    source: LocalFile
+    source: LocalFile = Field(description="the input sentences, one per line")
     target: LocalFile = Field(description="the reference (valid/test: the first of several)")
     references: list[LocalFile] = Field(
         default_factory=list, description="further references of the same sentences, each aligned with the source")
@@ -69,7 +69,8 @@ class LocalSplit(_Strict):
 class LocalDataset(RealDataset):
     """Your own corpus (``kind: local``): ``files`` per split instead of a registry download and a recipe."""
 
-    kind: Literal["local"]  # type: ignore[assignment]
+    kind: Literal["local"] = Field(  # type: ignore[assignment]
+        description="selects this type: your own files, checked and prepared by `paragen prepare-local`")
     fetch: list[str] = Field(default_factory=list, max_length=0, description="none: the files are local")
     splits: list[str] = Field(default_factory=list, description="the keys of files (set from them)")
     files: dict[Name, LocalSplit] = Field(description="split -> its files; train, valid and test are required, "

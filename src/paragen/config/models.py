@@ -60,15 +60,19 @@ class PretrainedEmbeddings(RawFile):
 class ModelConfig(_Strict):
     """One model configuration; ``architecture`` picks the composition (DESIGN.md §4)."""
 
-    architecture: Architecture
-    embedding_size: PositiveInt = 150
-    hidden_size: PositiveInt = 300
-    encoder_layers: PositiveInt = 1
+    architecture: Architecture = Field(description="encdec: no attention (CopyNet Table 1's Enc-Dec); rnnsearch: "
+        "attention (Bahdanau/Luong); copynet: generate or copy (001); wean: output by querying word embeddings "
+        "(002); transformer: Vaswani et al. (003)")
+    embedding_size: PositiveInt = Field(150, description="word embedding width (transformer: d_model)")
+    hidden_size: PositiveInt = Field(300, description="RNN state width of each direction and layer")
+    encoder_layers: PositiveInt = Field(1, description="stacked encoder layers")
     decoder_layers: PositiveInt = Field(1, description="stacked decoder cells (WEAN §3.1.3: 2)")
-    bidirectional: bool = True
+    bidirectional: bool = Field(True, description="the RNN encoder reads the source both ways")
     share_embeddings: bool = Field(False, description="encoder and decoder read one embedding table (WEAN §2.4)")
-    cell: Literal["gru", "lstm"] = "gru"
-    attention: AttentionScore = "bahdanau"
+    cell: Literal["gru", "lstm"] = Field("gru", description="RNN cell of encoder and decoder")
+    attention: AttentionScore = Field(
+        "bahdanau", description="attention score: bahdanau (additive, from s_{t-1}), or Luong et al.'s dot, general, "
+        "concat (from s_t)")
     wean_score: WeanScore = Field("general", description="WEAN query score, §2.3 Eq. 5")
     input_feeding: Literal["context", "attentional"] = Field(
         "context", description="what the decoder cell reads besides e(y_{t-1}): the previous attention context "
@@ -89,7 +93,7 @@ class ModelConfig(_Strict):
     source_prediction: SourcePredictionConfig | None = Field(
         None, description="rnnsearch with input_feeding: attentional: 004's SPM head and loss l_src beside the NLL of "
         "the target padded to the source length with <tpad>")
-    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(0.0, description="dropout probability in training")
     heads: PositiveInt = Field(5, description="transformer: attention heads h")
     key_size: PositiveInt = Field(64, description="transformer: d_k = d_v per head (003 §4.3.2: 64)")
     feedforward_size: PositiveInt | None = Field(

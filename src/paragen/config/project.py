@@ -26,19 +26,19 @@ class ParagenConfig(_Strict):
         None, description="training runs per trained table row (training seeds s, s+1, ...); tables show mean ± sd. "
         "null: 1 at the default scale, 3 at the paper's")
     datasets: dict[Name, Annotated[SyntheticDataset | HeadlineSyntheticDataset | RealDataset | LocalDataset,
-                                   Field(discriminator="kind")]]
+                                   Field(discriminator="kind")]] = Field(description="data by name; kind picks the type")
     data: list[Name] = Field(default_factory=list, description="real and local datasets to fetch, prepare and "
                              "segment (rows on the others say they did not run)")
     mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
-    models: dict[Name, ModelConfig]
-    training: dict[Name, TrainingConfig]
-    decoding: dict[Name, DecodingConfig]
-    experiments: dict[Name, ExperimentConfig]
+    models: dict[Name, ModelConfig] = Field(description="model configurations by name")
+    training: dict[Name, TrainingConfig] = Field(description="optimiser and stopping settings by name")
+    decoding: dict[Name, DecodingConfig] = Field(description="beam-search settings by name")
+    experiments: dict[Name, ExperimentConfig] = Field(description="trained systems: dataset x model x training x decoding")
     rules: dict[Name, RuleFileConfig] = Field(default_factory=dict, description="paraphrase rule files (PPDB)")
     systems: dict[Name, SystemConfig] = Field(default_factory=dict,
                                              description="rows that need no training (003 Table 1 baselines)")
-    tables: dict[Name, TableConfig]
+    tables: dict[Name, TableConfig] = Field(description="the paper tables to reproduce, and your own")
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ParagenConfig":

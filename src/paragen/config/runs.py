@@ -24,7 +24,7 @@ class CriticConfig(_Strict):
 class TrainingConfig(_Strict):
     """Optimiser and stopping rule; the paper settings live in params.yaml."""
 
-    optimizer: Literal["adam"] = "adam"
+    optimizer: Literal["adam"] = Field("adam", description="the optimiser (all four papers use Adam)")
     learning_rate: Annotated[float, Field(gt=0.0)] = Field(1e-3, description="the rate, or the schedule's peak")
     schedule: Literal["constant", "inverse_sqrt", "halve_after"] = Field(
         "constant", description="inverse_sqrt: Vaswani et al.'s warm-up then 1/sqrt(step) decay (003); halve_after: "
@@ -35,21 +35,21 @@ class TrainingConfig(_Strict):
                           BeforeValidator(lambda value: tuple(value) if isinstance(value, list) else value)] = Field(
         (0.9, 0.999), description="Adam's beta1, beta2 (Vaswani et al.: 0.9, 0.98)")
     adam_eps: Annotated[float, Field(gt=0.0)] = Field(1e-8, description="Adam's epsilon (Vaswani et al.: 1e-9)")
-    batch_size: PositiveInt = 64
-    max_epochs: PositiveInt = 20
+    batch_size: PositiveInt = Field(64, description="sentence pairs per optimiser step (length-bucketed)")
+    max_epochs: PositiveInt = Field(20, description="epochs at most; early stopping may end sooner")
     patience: PositiveInt = Field(5, description="epochs without validation gain before stopping")
     min_epochs: NonNegativeInt = Field(
         0, description="no early stop before this epoch: a model whose validation metric is still flat at its "
         "floor (e.g. ROUGE-2 0 before it emits any right bigram) has not plateaued, it has not started")
-    clip_norm: Annotated[float, Field(gt=0.0)] = 5.0
+    clip_norm: Annotated[float, Field(gt=0.0)] = Field(5.0, description="gradients rescaled to at most this L2 norm")
     valid_metric: Literal["exact_match", "bleu", "sari", "rouge2", "neg_loss"] = Field(
         "exact_match", description="model selection on the validation set (greedy decoding); never the test set")
     critic: CriticConfig | None = Field(None, description="DCSS's critic loss beside the sequence loss (003)")
     log_metrics: list[Literal["exact_match", "bleu", "sari", "rouge2"]] = Field(
         default_factory=list, description="also logged per epoch from the same greedy validation outputs, as "
         "valid_<metric> columns of train_log.csv (003 Figure 1 plots SARI and BLEU)")
-    valid_max_length: PositiveInt = 100
-    seed: int = 1
+    valid_max_length: PositiveInt = Field(100, description="longest greedy output when validating, in tokens")
+    seed: int = Field(1, description="seed of initialisation, batch order and dropout (exact resumption replays it)")
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     amp: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU)")
 
@@ -63,13 +63,13 @@ class TrainingConfig(_Strict):
 class DecodingConfig(_Strict):
     """Beam search settings; beam_size 1 is greedy search."""
 
-    beam_size: PositiveInt = 10
-    max_length: PositiveInt = 100
+    beam_size: PositiveInt = Field(10, description="hypotheses kept per sentence (1: greedy)")
+    max_length: PositiveInt = Field(100, description="longest output in tokens")
     length_penalty: Annotated[float, Field(ge=0.0)] = Field(
         1.0, description="score / length**alpha; 0 disables length normalisation"
     )
-    nbest: PositiveInt = 10
-    batch_size: PositiveInt = 32
+    nbest: PositiveInt = Field(10, description="outputs kept per sentence, best first (scores read the first)")
+    batch_size: PositiveInt = Field(32, description="sentences decoded together")
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     stopping: Literal["early", "bound", "shrinking"] = Field(
         "bound", description="when a sentence's search ends (paragen.decoding.search): early = once `beam` hypotheses "
@@ -85,10 +85,10 @@ class DecodingConfig(_Strict):
 class ExperimentConfig(_Strict):
     """dataset x model x training x decoding: one trained and scored system."""
 
-    dataset: str
-    model: str
-    training: str
-    decoding: str
+    dataset: str = Field(description="a name under datasets:")
+    model: str = Field(description="a name under models:")
+    training: str = Field(description="a name under training:")
+    decoding: str = Field(description="a name under decoding:")
     gpus: PositiveInt = Field(1, description="GPUs training asks for; more than 1 starts it under torchrun (DDP), "
                               "one process per GPU on one node")
     seed: int | None = Field(None, description="training seed replacing training.<name>.seed; set on the seed "
@@ -108,7 +108,9 @@ class SystemConfig(_Strict):
     """A table row that needs no training (003 Table 1): its test output is computed, then evaluated."""
 
     dataset: str = Field(description="a real dataset with a test split: the test source and references")
-    method: Literal["identity", "skip", "paraphrase", "oracle"]
+    method: Literal["identity", "skip", "paraphrase", "oracle"] = Field(
+        description="identity: the source unchanged; skip: words dropped at random; paraphrase: rules applied; oracle: "
+        "a reference scored against the others (leave-one-out)")
     probability: float = Field(0.5, ge=0.0, le=1.0, description="skip: each word dropped with this probability")
     seed: int = Field(1, description="skip: seed of the random stream")
     rules: str | None = Field(None, description="paraphrase: a name under rules:")

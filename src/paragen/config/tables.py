@@ -44,7 +44,7 @@ class AlignedPairsTable(_Strict):
     row: str = Field(description="the row (label) whose q_j aligns: an SPM model (004: EncDec+SPM)")
     split: str = Field("test", description="the test split sampled (004: Test (ours))")
     sample: PositiveInt = Field(500, description="pairs sampled (004 Appendix E: 500)")
-    seed: int = 1
+    seed: int = Field(1, description="seed of the sample")
     top: PositiveInt = Field(10, description="pairs shown per group, most frequent first")
     paper: str | None = Field(None, description="file under paragen/paper_results with the paper's examples")
 
@@ -52,11 +52,11 @@ class AlignedPairsTable(_Strict):
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
-    suite: Name
+    suite: Name = Field(description="the suite that builds this table (suites: switches it on)")
     paper: Annotated[str, AfterValidator(_published_file)] = Field(
         description="file under paragen/paper_results holding the published numbers")
-    scale: Literal["default", "paper"] | None = None
-    title: str
+    scale: Literal["default", "paper"] | None = Field(None, description="built only at this scale; null: at both")
+    title: str = Field(description="the table's heading")
     kind: Literal["scores", "parameters"] = Field(
         "scores", description="scores: metrics of trained systems; parameters: output-layer sizes (WEAN Table 5)")
     rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment or system name")
