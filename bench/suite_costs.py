@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from paragen.atomic import holds, write_if_changed
 from paragen.config import load_config
 from paragen.pipeline.resources import DATA_STAGE_RATES, gpu_seconds_per_target_token, split_pairs, vocabulary_size
 
@@ -145,8 +146,7 @@ def main() -> int:
     table, summary = render(config, rehearsals, speeds, speed_files[0])
     readme = readme_with(args.readme, summary)
     if args.check:
-        stale = [str(p) for p, text in ((args.table, table), (args.readme, readme))
-                 if not p.exists() or p.read_text() != text]
+        stale = [str(p) for p, text in ((args.table, table), (args.readme, readme)) if not holds(p, text)]
         if stale:
             print(f"suite_costs: {', '.join(stale)} differ from the measurements; run "
                   "python bench/suite_costs.py --write", file=sys.stderr)
@@ -154,9 +154,7 @@ def main() -> int:
         return 0
     if args.write:
         for path, text in ((args.table, table), (args.readme, readme)):
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(text)
-            temporary.replace(path)
+            write_if_changed(path, text)
         return 0
     print(summary)
     return 0

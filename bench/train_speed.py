@@ -36,6 +36,7 @@ from pathlib import Path
 
 import torch
 
+from paragen.atomic import write_text
 from paragen.config import DecodingConfig, ModelConfig, load_config
 from paragen.data.batching import iterate_batches
 from paragen.data.vocabulary import PAD_ID, SPECIALS, Vocabulary
@@ -214,10 +215,7 @@ def main() -> None:
         results.append(figures)
         print(line(figures), flush=True)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        temporary = args.json.with_suffix(".tmp")
-        temporary.write_text(json.dumps({**header, "results": results}, indent=1) + "\n")
-        temporary.replace(args.json)
+        write_text(args.json, json.dumps({**header, "results": results}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -110,3 +110,17 @@ def test_dvc_plots_draw_a_trained_row_that_only_a_system_rewrites():
     document = yaml.safe_load(render_dvc_yaml(parse_config(raw, "params.yaml")))
     (own,) = [p["simp_nmt_valid_curves"] for p in document["plots"] if "simp_nmt_valid_curves" in p]
     assert own["y"] == {"runs/simp_nmt/train_log.csv": "valid_metric"} and own["title"].startswith("simp_nmt: ")
+
+
+def test_dvc_yaml_check_fails_on_a_stale_file_and_writing_is_idempotent(tmp_path):
+    def dvc_yaml(*options):
+        return subprocess.run([sys.executable, "-m", "paragen.cli", "dvc-yaml", "--params", str(ROOT / "params.yaml"),
+                               "--output", str(tmp_path / "dvc.yaml"), *options], capture_output=True, text=True)
+
+    assert dvc_yaml("--check").returncode != 0  # absent
+    assert "written" in dvc_yaml().stdout
+    assert "already up to date" in dvc_yaml().stdout
+    assert dvc_yaml("--check").returncode == 0
+    (tmp_path / "dvc.yaml").write_text((tmp_path / "dvc.yaml").read_text() + "# edited\n")
+    stale = dvc_yaml("--check")
+    assert stale.returncode != 0 and "out of date" in stale.stderr

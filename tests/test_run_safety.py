@@ -183,3 +183,17 @@ def test_verify_cache_names_an_object_corrupted_in_place(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert f"{rotten}: content hashes to {hashlib.md5(b'artifact that will ROT' + bytes([10])).hexdigest()}" in out
     assert "1 corrupted object(s)" in err
+
+
+def test_a_generated_file_is_rewritten_only_when_its_text_changes(tmp_path):
+    from paragen.atomic import holds, write_if_changed
+
+    path = tmp_path / "sub" / "generated.md"
+    assert not holds(path, "")  # absent is never up to date, not even for empty text
+    assert write_if_changed(path, "a\n") is True and path.read_text() == "a\n"
+    before = path.stat().st_mtime_ns
+    time.sleep(0.01)
+    assert write_if_changed(path, "a\n") is False and path.stat().st_mtime_ns == before  # untouched
+    assert holds(path, "a\n") and not holds(path, "a") and not holds(path, "b\n")
+    assert write_if_changed(path, "b\n") is True and path.read_text() == "b\n"
+    assert [p.name for p in path.parent.iterdir()] == ["generated.md"]  # no temporary left beside it

@@ -62,5 +62,19 @@ def write_text(path: str | Path, text: str) -> None:
         handle.write(text)
 
 
+def holds(path: str | Path, text: str) -> bool:
+    """True when ``path`` exists and its content is exactly ``text`` (a generated file that is up to date)."""
+    path = Path(path)
+    return path.is_file() and path.read_text(encoding="utf-8") == text
+
+
+def write_if_changed(path: str | Path, text: str) -> bool:
+    """Write ``text`` to ``path`` atomically unless it already holds it; True when the file changed."""
+    if holds(path, text):
+        return False
+    write_text(path, text)
+    return True
+
+
 def write_json(path: str | Path, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

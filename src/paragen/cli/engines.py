@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 from paragen.cli.args import input_dir, output_file
 from paragen.cli.common import Commands, load_params
+from paragen.atomic import holds
 from paragen.config import ConfigError
 from paragen.data.corpus import CorpusError
 from paragen.pipeline import dvc
@@ -19,8 +19,7 @@ log = logging.getLogger("paragen")
 def cmd_dvc_yaml(args: argparse.Namespace) -> None:
     config = load_params(args)
     if args.check:
-        current = Path(args.output).read_text(encoding="utf-8") if Path(args.output).exists() else ""
-        if current != dvc.render_dvc_yaml(config, args.params):
+        if not holds(args.output, dvc.render_dvc_yaml(config, args.params)):
             raise ConfigError(f"{args.output} is out of date with {args.params}: run `paragen dvc-yaml`")
         print(f"{args.output} is up to date")
         return

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from paragen.atomic import write_text
+from paragen.atomic import holds, write_if_changed
 from paragen.config.base import SAFE_NAME
 
 DEFAULT_PATH = "docs/params.md"
@@ -292,15 +292,9 @@ def render_params_reference(root: type[BaseModel] | None = None) -> str:
 
 def write_params_reference(path: str | Path = DEFAULT_PATH) -> bool:
     """Write the reference to ``path`` (atomically); True when the file changed."""
-    text = render_params_reference()
-    path = Path(path)
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    write_text(path, text)
-    return True
+    return write_if_changed(path, render_params_reference())
 
 
 def check_params_reference(path: str | Path = DEFAULT_PATH) -> bool:
     """True when ``path`` holds exactly what :func:`render_params_reference` renders now."""
-    path = Path(path)
-    return path.is_file() and path.read_text(encoding="utf-8") == render_params_reference()
+    return holds(path, render_params_reference())

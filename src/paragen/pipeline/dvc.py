@@ -91,11 +91,6 @@ def render_dvc_yaml(config: ParagenConfig, params_file: str = PARAMS_FILE) -> st
 
 def write_dvc_yaml(config: ParagenConfig, path: str | Path = "dvc.yaml", params_file: str = PARAMS_FILE) -> bool:
     """Write ``dvc.yaml`` (its commands reading ``params_file``); True when it changed."""
-    from paragen.atomic import write_text
+    from paragen.atomic import write_if_changed
 
-    text = render_dvc_yaml(config, params_file)
-    path = Path(path)
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return False
-    write_text(path, text)
-    return True
+    return write_if_changed(path, render_dvc_yaml(config, params_file))
