@@ -46,3 +46,18 @@ def test_train_speed_takes_each_experiments_own_settings(tmp_path):
     assert nmt["scored_tokens_per_s"] == nmt["train_tokens_per_s"] > 0
     assert spm["scored_tokens_per_s"] > 2 * spm["train_tokens_per_s"] > 0
     assert nmt["decode_sentences_per_s"] > 0
+
+
+def test_the_joeynmt_anchor_gives_a_median_only_when_its_rounds_agree():
+    """Within 20 % of the smallest ratio: the median (1.59, 1.66 -> 1.62, rounded from 1.625); the CPU rounds of
+    3.30 (beside other work) and 1.72 (quiet) differ by 92 %, so no median (their 2.51 meant nothing)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("anchor_joeynmt", BENCH / "anchor_joeynmt.py")
+    anchor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(anchor)
+    assert anchor.summary([1.66, 1.59]).endswith("median ratio 1.62 over 2 rounds")
+    busy = anchor.summary([3.30, 1.72])
+    assert "disagree by 92 %" in busy and "3.30, 1.72" in busy and "median" not in busy.replace("no median", "")
+    assert "median ratio 1.20" in anchor.summary([1.0, 1.2, 1.2])  # exactly 20 % apart still agree
+    assert "disagree" in anchor.summary([1.0, 1.21])
