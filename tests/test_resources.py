@@ -223,6 +223,16 @@ def test_every_rehearsed_data_stage_fits_in_its_request():
     assert checked == 18  # six datasets x three stages
 
 
+def test_spm_is_sized_for_its_source_length_decoder():
+    """Gigaword (3,778,230 pairs, 15 epochs, batch 256, 2-layer decoder, 15,657,472 multiply-adds per token with
+    6,005 units): a step costs 2*64/(7000*256) + 6*15,657,472/20e12 = 7.6126e-5 s; an epoch's batches 155.2 s per
+    million pairs = 586.4 s. EncDec runs 25 steps a pair: 2*15*(3,778,230*25*7.6126e-5 + 586.4)/60 + 10 =
+    3,898.5 -> 3,900 min; SPM's target runs to the source's length, 40 steps: 6,055.7 -> 6,060 min."""
+    by_name = {s.name: s.resources for s in stages(project(SUITES))}
+    assert by_name["train_giga_encdec"].runtime == 3900
+    assert by_name["train_giga_spm"].runtime == 6060
+
+
 def test_a_bpe_vocabulary_is_sized_from_its_merges():
     """Gigaword keeps every BPE unit (no vocab_size): 5,000 merges + 1,000 characters + 4 specials, above the
     4,887 units the rehearsal built, and far below the 50,000 assumed for an unbounded word vocabulary."""

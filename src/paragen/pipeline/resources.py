@@ -41,6 +41,9 @@ ASSUMED_FLOPS = 20e12
 """Sustained FLOP/s of one GPU for the arithmetic term: an assumption, not a measurement."""
 TOKENS_PER_PAIR = 25
 """Target tokens of one training pair: the papers' data run 9 (Gigaword headlines) to 21 (Turk) words."""
+SPM_STEPS_PER_PAIR = 40
+"""Decoder steps of one pair under SPM, whose target is continued with <tpad> to the source's length (004 Eq. 9):
+Gigaword's sources measured 38.6 BPE units a pair (results/rehearsal/gigaword.json)."""
 SAFETY = 2.0
 OVERHEAD_MINUTES = 10
 """Start-up: importing torch, reading the data, building the vocabulary and the model."""
@@ -217,9 +220,9 @@ def train_resources(config: ParagenConfig, experiment: str) -> Resources:
     vocabulary = vocabulary_size(config, spec.dataset)
     pairs = split_pairs(config, spec.dataset, "train")
     batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 10**6  # on the host, per epoch
+    steps = SPM_STEPS_PER_PAIR if model.source_prediction is not None else TOKENS_PER_PAIR
     seconds = SAFETY * training.max_epochs * (
-        pairs * TOKENS_PER_PAIR * gpu_seconds_per_target_token(model, vocabulary, training.batch_size, spec.gpus)
-        + batching)
+        pairs * steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size, spec.gpus) + batching)
     return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * _host_mb(pairs, model, vocabulary), 1000),
                      runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
 
