@@ -4,11 +4,11 @@ and projected for one GPU.
 Usage: python bench/suite_costs.py [--write | --check]
 
 Reads the data-stage rehearsal (``results/rehearsal/*.json``, ``bench/rehearse_data.py``), the training
-throughput at each paper experiment's own model, batch, vocabulary and lengths (``results/train_speed/*.json``,
+throughput at each paper experiment's own model, batch, vocabulary and lengths (``results/train_speed/cpu.json``,
 ``bench/train_speed.py --paper``) and params.yaml. Per experiment, one epoch's target tokens are its training
 pairs times the dataset's mean target length (``train_speed.MEAN_LENGTHS``); an epoch takes those tokens at the
 measured CPU rate, or at ``paragen.pipeline.resources``' projected GPU rate (a projection from one measured H100
-figure, not a measurement), plus the measured host time to build an epoch's batches. ``--write`` writes
+figure, not a measurement), plus the host time to build an epoch's batches measured in the dataset's rehearsal. ``--write`` writes
 ``results/tables/suite_costs.md`` and the summary block of README.md; ``--check`` fails when either differs
 from what the committed measurements give (the test suite runs it); without either, prints the summary.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 
 from paragen.atomic import holds, write_if_changed
 from paragen.config import load_config
-from paragen.pipeline.resources import DATA_STAGE_RATES, gpu_seconds_per_target_token, split_pairs, vocabulary_size
+from paragen.pipeline.resources import gpu_seconds_per_target_token, split_pairs, vocabulary_size
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_speed import MEAN_LENGTHS  # noqa: E402  (a sibling script, not a package)
+from train_speed import MEAN_LENGTHS, PAPER_EXPERIMENTS  # noqa: E402  (a sibling script, not a package)
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "results" / "tables" / "suite_costs.md"
@@ -38,24 +38,42 @@ segmentation; a 4,000- instead of a 3,000-character vocabulary)."""
 
 
 def duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    """Two significant figures at most: the rates move by up to ±20 % between runs (docs/measurements.md)."""
+    for unit, size in (("h", 3600), ("min", 60), ("s", 1)):
+        if seconds >= size or unit == "s":
+            value = seconds / size
+            return f"{value:.1f} {unit}" if value < 10 else f"{float(f'{value:.2g}'):.0f} {unit}"
+    raise AssertionError("unreachable")
 
 
 def load(pattern: str) -> list[dict]:
     return [json.loads(path.read_text()) for path in sorted((ROOT / "results").glob(pattern))]
 
 
-def experiment_rows(config, speeds: dict[str, dict]) -> list[dict]:
+def rehearsal_of(dataset: str, rehearsals: dict[str, dict]) -> dict:
+    name = REHEARSED_AS.get(dataset, dataset)
+    if name not in rehearsals:
+        sys.exit(f"suite_costs: no results/rehearsal/{name}.json for dataset {dataset!r}: run "
+                 f"python bench/rehearse_data.py {name} --json results/rehearsal/{name}.json")
+    return rehearsals[name]
+
+
+def batching_seconds(dataset: str, pairs: int, rehearsals: dict[str, dict]) -> float:
+    """The host's time to build one epoch's batches: the dataset's own rehearsal, scaled to its pairs."""
+    measured = rehearsal_of(dataset, rehearsals)
+    wall = next(s["wall_s"] for s in measured["stages"] if s["stage"].startswith("epoch_batches"))
+    return wall * pairs / measured["prepared_train_pairs"]
+
+
+def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict]) -> list[dict]:
     """One row per measured experiment, in the suites' table order."""
     rows = []
     for table in config.tables.values():
         for experiment in table.rows.values():
             if experiment not in speeds or any(r["experiment"] == experiment for r in rows):
                 continue
+            if speeds[experiment]["train_tokens_per_s"] <= 0:
+                sys.exit(f"suite_costs: {experiment}: a training rate of {speeds[experiment]['train_tokens_per_s']}")
             spec = config.experiments[experiment]
             model, training = config.models[spec.model], config.training[spec.training]
             pairs = split_pairs(config, spec.dataset, "train")
@@ -63,12 +81,12 @@ def experiment_rows(config, speeds: dict[str, dict]) -> list[dict]:
             tokens = pairs * target_length
             # SPM's decoder runs over the target continued with <tpad> to the source's length (004 Eq. 9)
             steps = pairs * (max(source_length, target_length) if model.source_prediction is not None else target_length)
-            batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 1e6
+            batching = batching_seconds(spec.dataset, pairs, rehearsals)
             vocabulary = vocabulary_size(config, spec.dataset)
             measured = speeds[experiment]
             rows.append({
                 "suite": table.suite, "experiment": experiment, "dataset": spec.dataset, "pairs": pairs,
-                "vocabulary": vocabulary, "tokens": tokens, "epochs": training.max_epochs,
+                "vocabulary": measured["vocabulary"], "tokens": tokens, "epochs": training.max_epochs,
                 "cpu_rate": measured["train_tokens_per_s"],
                 "cpu_epoch": tokens / measured["train_tokens_per_s"] + batching,
                 "gpu_epoch": steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size) + batching})
@@ -77,24 +95,30 @@ def experiment_rows(config, speeds: dict[str, dict]) -> list[dict]:
 
 def data_cost(dataset: str, rehearsals: dict[str, dict]) -> tuple[float, float, str]:
     """Wall time summed and peak memory over a dataset's fetch, prepare, segment and vocabulary stages."""
-    measured = rehearsals[REHEARSED_AS.get(dataset, dataset)]
+    measured = rehearsal_of(dataset, rehearsals)
     stages = [s for s in measured["stages"] if not s["stage"].startswith("epoch_batches")]
     return (sum(s["wall_s"] for s in stages), max(s["peak_rss_mb"] for s in stages),
             f"{measured['date']}, {measured['machine']}")
 
 
 def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header: dict) -> tuple[str, str]:
-    rows = experiment_rows(config, speeds)
+    rows = experiment_rows(config, speeds, rehearsals)
     full = ["# Cost of the real-data suites at the papers' size", "",
             "Made by `python bench/suite_costs.py --write` from `results/rehearsal/*.json` (data stages, measured on "
-            "stand-ins of the real size and format) and `results/train_speed/*.json` (training throughput, measured "
+            "stand-ins of the real size and format) and `results/train_speed/cpu.json` (training throughput, measured "
             f"with `bench/train_speed.py --paper` on {header['device']}, {header['date']}; random words at each "
             "experiment's own model, batch, vocabulary and mean lengths). An epoch's target tokens are the "
             "training pairs times the mean target length. **CPU epoch** = those tokens at the measured rate; "
             "**GPU epoch** = projected by `paragen.pipeline.resources` (7,000 tokens/s per sequential decoder "
-            "layer at a batch of 64, measured once on a shared H100, scaled by the batch; plus the arithmetic at "
-            "an assumed 20 TFLOP/s): not a measurement. SPM's decoder runs over the target continued to the "
-            "source's length (004 Eq. 9), so its projection counts source-length steps. Both add the measured host time to build an epoch's batches.", "",
+            "layer at a batch of 64, the slowest of four models measured once on a shared H100 (7,400) rounded "
+            "down, scaled by the batch; plus the arithmetic at an assumed 20 TFLOP/s): not a measurement; for the "
+            "Transformer, whose teacher-forced decoder has no step loop, an overestimate. SPM's decoder runs over "
+            "the target continued to the source's length (004 Eq. 9), so its projection counts source-length "
+            "steps. Both add the host's time to build an epoch's batches, measured in the dataset's rehearsal. "
+            "Rates moved by up to ±20 % between runs, hence two significant figures. Data stages of `ew_sew` "
+            "were rehearsed as `ew_sew_hwang` and of `lcsts_wean` as `lcsts_copynet_char` (same pairs or recipe). "
+            "Not timed separately: WEAN's dot/concat variants and the critic rows (the same models as a timed row; "
+            "the critic objective is not in the timed loss).", "",
             "| suite | experiment | dataset | training pairs | vocabulary | target tokens per epoch | CPU tokens/s "
             "(measured) | CPU epoch | GPU epoch (projected) | max epochs |",
             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -110,8 +134,9 @@ def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header:
         wall, peak, _ = data_cost(dataset, rehearsals)
         cpu = sorted(r["cpu_epoch"] for r in mine)
         gpu = sorted(r["gpu_epoch"] for r in mine)
+        proxy = f"; rehearsed as `{REHEARSED_AS[dataset]}`" if dataset in REHEARSED_AS else ""
         summary.append(f"| `{mine[0]['suite']}` | `{dataset}` ({mine[0]['pairs']:,}) | {duration(wall)}, "
-                       f"{peak / 1000:.1f} GB | {span(cpu)} | {span(gpu)} |")
+                       f"{peak / 1000:.1f} GB{proxy} | {span(cpu)} | {span(gpu)} |")
     return "\n".join(full) + "\n", "\n".join(summary)
 
 
@@ -134,16 +159,22 @@ def main() -> int:
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check", action="store_true")
     parser.add_argument("--params", default=str(ROOT / "params.yaml"))
+    parser.add_argument("--speeds", type=Path, default=ROOT / "results" / "train_speed" / "cpu.json",
+                        help="bench/train_speed.py --paper's figures on 2 CPU cores")
     parser.add_argument("--readme", type=Path, default=README, help="the README whose block --write/--check keep")
     parser.add_argument("--table", type=Path, default=TABLE, help="the per-experiment table --write/--check keep")
     args = parser.parse_args()
     config = load_config(args.params)
     rehearsals = {r["dataset"]: r for r in load("rehearsal/*.json")}
-    speed_files = load("train_speed/*.json")
-    if not rehearsals or not speed_files:
-        sys.exit("suite_costs: needs results/rehearsal/*.json and results/train_speed/*.json")
-    speeds = {r["name"]: r for f in speed_files for r in f["results"]}
-    table, summary = render(config, rehearsals, speeds, speed_files[0])
+    if not rehearsals or not args.speeds.is_file():
+        sys.exit(f"suite_costs: needs results/rehearsal/*.json and {args.speeds}")
+    measured = json.loads(args.speeds.read_text())
+    speeds = {r["name"]: r for r in measured["results"]}
+    missing = [e for e in PAPER_EXPERIMENTS if e not in speeds]
+    if missing:
+        sys.exit(f"suite_costs: {args.speeds} has no figures for {', '.join(missing)}: run "
+                 "python bench/train_speed.py --paper --json ...")
+    table, summary = render(config, rehearsals, speeds, measured)
     readme = readme_with(args.readme, summary)
     if args.check:
         stale = [str(p) for p, text in ((args.table, table), (args.readme, readme)) if not holds(p, text)]

@@ -6,8 +6,8 @@ Usage: python bench/train_speed.py [--models seq2seq_mini wean_mini ...] [--voca
        (common: [--device cuda] [--amp] [--threads N] [--decode-sentences N])
 
 Runs on a generated corpus (random words), so the figures depend only on the model, the vocabulary size, the
-sentence lengths and the device. ``--models`` uses one vocabulary size and lengths uniform in [length/2,
-length]. ``--experiments`` (``--paper``: one experiment per model configuration and dataset of the four
+sentence lengths and the device. ``--models`` uses one vocabulary size and lengths uniform in
+[0.375·length, 1.125·length] (mean 0.75·length). ``--experiments`` (``--paper``: one experiment per model configuration and dataset of the four
 papers' real-data tables) takes each experiment's model, its training batch size, its decoding settings and
 its dataset's vocabulary size (``paragen.pipeline.resources.vocabulary_size``), with source and target lengths
 uniform in [mean/2, 3·mean/2] around the dataset's measured means (:data:`MEAN_LENGTHS`). DMASS gets a
@@ -197,6 +197,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    if args.batches < 1 or args.decode_sentences < 0:
+        parser.error("--batches must be at least 1 (one more is run untimed first) and --decode-sentences not negative")
     if args.paper:
         args.experiments = list(PAPER_EXPERIMENTS)
     args.batch_count_override = None if args.experiments else args.sentences

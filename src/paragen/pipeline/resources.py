@@ -12,7 +12,7 @@ Where a size was measured, the measurement is a table in this module with its da
   from the full-size rehearsal of six datasets (``bench/rehearse_data.py``, ``results/rehearsal/*.json``);
 - a training process's data: peak memory per million pairs while building an epoch's batches (same source);
 - training speed on a GPU: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
-  (CopyNet: 7,400) training on one H100 while sharing it with the other three (docs/datasets.md, "GPU
+  (CopyNet's 7,400) rounded down, training on one H100 while sharing it with the other three (docs/datasets.md, "GPU
   readiness") at a batch of 64. That decoder loop is bound by kernel launches, not arithmetic, so time grows
   with the decoding steps (tokens over the batch size), epochs and decoder layers; the arithmetic term below
   (multiply-adds per token at an assumed 20 TFLOP/s) only matters for models far larger than the papers'.
