@@ -22,7 +22,8 @@ from pathlib import Path
 
 from paragen.atomic import holds, write_if_changed
 from paragen.config import load_config
-from paragen.pipeline.resources import gpu_seconds_per_target_token, split_pairs, vocabulary_size
+from paragen.pipeline.resources import (decoder_steps_per_pair, gpu_seconds_per_target_token, split_pairs,
+                                        vocabulary_size)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_speed import MEAN_LENGTHS, PAPER_EXPERIMENTS  # noqa: E402  (a sibling script, not a package)
@@ -79,8 +80,7 @@ def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict]
             pairs = split_pairs(config, spec.dataset, "train")
             source_length, target_length = MEAN_LENGTHS[spec.dataset]
             tokens = pairs * target_length
-            # SPM's decoder runs over the target continued with <tpad> to the source's length (004 Eq. 9)
-            steps = pairs * (max(source_length, target_length) if model.source_prediction is not None else target_length)
+            steps = pairs * decoder_steps_per_pair(model, source_length, target_length)
             batching = batching_seconds(spec.dataset, pairs, rehearsals)
             vocabulary = vocabulary_size(config, spec.dataset)
             measured = speeds[experiment]
@@ -93,12 +93,10 @@ def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict]
     return rows
 
 
-def data_cost(dataset: str, rehearsals: dict[str, dict]) -> tuple[float, float, str]:
+def data_cost(dataset: str, rehearsals: dict[str, dict]) -> tuple[float, float]:
     """Wall time summed and peak memory over a dataset's fetch, prepare, segment and vocabulary stages."""
-    measured = rehearsal_of(dataset, rehearsals)
-    stages = [s for s in measured["stages"] if not s["stage"].startswith("epoch_batches")]
-    return (sum(s["wall_s"] for s in stages), max(s["peak_rss_mb"] for s in stages),
-            f"{measured['date']}, {measured['machine']}")
+    stages = [s for s in rehearsal_of(dataset, rehearsals)["stages"] if not s["stage"].startswith("epoch_batches")]
+    return sum(s["wall_s"] for s in stages), max(s["peak_rss_mb"] for s in stages)
 
 
 def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header: dict) -> tuple[str, str]:
@@ -131,7 +129,7 @@ def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header:
                "| --- | --- | --- | --- | --- |"]
     for dataset in dict.fromkeys(r["dataset"] for r in rows):
         mine = [r for r in rows if r["dataset"] == dataset]
-        wall, peak, _ = data_cost(dataset, rehearsals)
+        wall, peak = data_cost(dataset, rehearsals)
         cpu = sorted(r["cpu_epoch"] for r in mine)
         gpu = sorted(r["gpu_epoch"] for r in mine)
         proxy = f"; rehearsed as `{REHEARSED_AS[dataset]}`" if dataset in REHEARSED_AS else ""

@@ -80,6 +80,7 @@ class Setting:
     batch: int
     source_length: float  # mean tokens
     target_length: float
+    sentences: int  # generated pairs: one pass over them, the first batch untimed
 
 
 def corpus(n: int, mean: float, words: list[str], rng: random.Random) -> list[list[str]]:
@@ -100,13 +101,12 @@ def random_rules(count: int, vocabulary: int, generator: torch.Generator) -> Rul
 
 
 def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> dict:
-    """Training tokens/s over ``args.batches`` timed batches, beam-search sentences/s; returns the figures."""
+    """Training tokens/s over every batch of one pass but the first (a warm-up), beam-search sentences/s."""
     rng = random.Random(0)
     words = [f"w{i}" for i in range(setting.vocabulary - len(SPECIALS))]
     vocab = vocabulary_for(setting.model, Vocabulary(list(SPECIALS) + words))
-    sentences = args.batch_count_override or setting.batch * (args.batches + 1)
-    sources = corpus(sentences, setting.source_length, words, rng)
-    targets = corpus(sentences, setting.target_length, words, rng)
+    sources = corpus(setting.sentences, setting.source_length, words, rng)
+    targets = corpus(setting.sentences, setting.target_length, words, rng)
     torch.manual_seed(0)
     rules = random_rules(args.rules, len(vocab), torch.Generator().manual_seed(0)) \
         if setting.model.dmass is not None else None
@@ -115,7 +115,7 @@ def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> d
     batches = list(iterate_batches(sources, targets, vocab, setting.batch, torch.Generator().manual_seed(0)))
     model.train()
     tokens, scored, started = 0, 0, 0.0
-    for i, batch in enumerate(batches[: args.batches + 1]):
+    for i, batch in enumerate(batches):
         if i == 1:
             sync(device)
             started, tokens, scored = time.perf_counter(), 0, 0
@@ -145,7 +145,7 @@ def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> d
             "batch": setting.batch, "source_length": setting.source_length, "target_length": setting.target_length,
             "parameters_m": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
             "train_tokens_per_s": round(train_rate, 1), "scored_tokens_per_s": round(scored_rate, 1),
-            "timed_batches": min(args.batches, len(batches) - 1),
+            "timed_batches": len(batches) - 1,
             "beam": args.beam or setting.decoding.beam_size,
             "decode_sentences_per_s": None if decode_rate is None else round(decode_rate, 2)}
 
@@ -161,14 +161,15 @@ def settings(args: argparse.Namespace) -> list[Setting]:
             if spec.dataset not in MEAN_LENGTHS:
                 sys.exit(f"train_speed: no measured lengths for dataset {spec.dataset!r}: add it to MEAN_LENGTHS")
             source, target = MEAN_LENGTHS[spec.dataset]
+            batch = config.training[spec.training].batch_size
             result.append(Setting(name, config.models[spec.model], config.decoding[spec.decoding],
-                                  vocabulary_size(config, spec.dataset), config.training[spec.training].batch_size,
-                                  source, target))
+                                  vocabulary_size(config, spec.dataset), batch, source, target,
+                                  batch * (args.batches + 1)))
         return result
     decoding = DecodingConfig(beam_size=args.beam or 5, max_length=2 * args.length, length_penalty=1.0, nbest=1,
                               batch_size=args.batch)
     return [Setting(name, config.models[name], decoding, args.vocab + len(SPECIALS), args.batch,
-                    0.75 * args.length, 0.75 * args.length) for name in args.models]
+                    0.75 * args.length, 0.75 * args.length, args.sentences) for name in args.models]
 
 
 def line(figures: dict) -> str:
@@ -201,9 +202,6 @@ def main() -> None:
         parser.error("--batches must be at least 1 (one more is run untimed first) and --decode-sentences not negative")
     if args.paper:
         args.experiments = list(PAPER_EXPERIMENTS)
-    args.batch_count_override = None if args.experiments else args.sentences
-    if not args.experiments:
-        args.batches = args.sentences  # every batch of the one pass
     if args.threads:
         torch.set_num_threads(args.threads)
     device = pick_device(args.device)

@@ -41,9 +41,9 @@ ASSUMED_FLOPS = 20e12
 """Sustained FLOP/s of one GPU for the arithmetic term: an assumption, not a measurement."""
 TOKENS_PER_PAIR = 25
 """Target tokens of one training pair: the papers' data run 9 (Gigaword headlines) to 21 (Turk) words."""
-SPM_STEPS_PER_PAIR = 40
-"""Decoder steps of one pair under SPM, whose target is continued with <tpad> to the source's length (004 Eq. 9):
-Gigaword's sources measured 38.6 BPE units a pair (results/rehearsal/gigaword.json)."""
+SOURCE_TOKENS_PER_PAIR = 40
+"""Source tokens of one training pair, which SPM's decoder runs over (:func:`decoder_steps_per_pair`): Gigaword's
+sources measured 38.6 BPE units a pair (results/rehearsal/gigaword.json)."""
 SAFETY = 2.0
 OVERHEAD_MINUTES = 10
 """Start-up: importing torch, reading the data, building the vocabulary and the model."""
@@ -212,6 +212,12 @@ def gpu_seconds_per_target_token(model: ModelConfig, vocabulary: int, batch_size
     return launches + 6 * multiply_adds_per_token(model, vocabulary) / ASSUMED_FLOPS / gpus
 
 
+def decoder_steps_per_pair(model: ModelConfig, source_tokens: float, target_tokens: float) -> float:
+    """Teacher-forced decoder steps of one pair: its target, or under SPM the target continued with <tpad> to the
+    source's length (004 Eq. 9)."""
+    return max(source_tokens, target_tokens) if model.source_prediction is not None else target_tokens
+
+
 def train_resources(config: ParagenConfig, experiment: str) -> Resources:
     """``experiments.*.gpus`` GPUs (torchrun shares the epochs among them), wall time for ``max_epochs`` epochs
     (early stopping may end sooner), host memory for each process's copy of the data and the model."""
@@ -220,7 +226,7 @@ def train_resources(config: ParagenConfig, experiment: str) -> Resources:
     vocabulary = vocabulary_size(config, spec.dataset)
     pairs = split_pairs(config, spec.dataset, "train")
     batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 10**6  # on the host, per epoch
-    steps = SPM_STEPS_PER_PAIR if model.source_prediction is not None else TOKENS_PER_PAIR
+    steps = decoder_steps_per_pair(model, SOURCE_TOKENS_PER_PAIR, TOKENS_PER_PAIR)
     seconds = SAFETY * training.max_epochs * (
         pairs * steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size, spec.gpus) + batching)
     return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * _host_mb(pairs, model, vocabulary), 1000),
