@@ -1,0 +1,110 @@
+"""The best exact match possible on CopyNet's rule data (paragen.data.synthetic_ceiling), pinned by hand and
+against a brute force that fills the pattern with every pair of filler lengths instead of parsing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from paragen.config import SyntheticDataset
+from paragen.data.synthetic import RULE_TYPES, drawn_rules, generate
+from paragen.data.synthetic_ceiling import instance_ceiling, type_ceilings
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDE = (1, 15)
+
+
+def test_adjacent_fillers_split_two_ways_so_a_perfect_model_is_right_half_the_time():
+    # w1 [a][b c] w2 or w1 [a b][c] w2: x is "a" or "a b"
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c w2".split(), WIDE) == 0.5
+
+
+def test_three_splits_give_a_third():
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c d w2".split(), WIDE) == pytest.approx(1 / 3)
+
+
+def test_readings_that_write_the_same_output_count_together():
+    # copied in the source's order, side by side: every split writes "a b c"
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("x", "y"), "w1 a b c w2".split(), WIDE) == 1.0
+    # swapped around a symbol: "b c w3 a" and "c w3 a b" differ
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("y", "w3", "x"), "w1 a b c w2".split(), WIDE) == 0.5
+
+
+def test_a_filler_repeating_the_separator_makes_apart_variables_ambiguous_too():
+    # x w5 y over "a w5 b w5 c": x is "a" or "a w5 b"
+    assert instance_ceiling(("x", "w5", "y"), ("x",), "a w5 b w5 c".split(), WIDE) == 0.5
+
+
+def test_filler_lengths_outside_the_range_are_impossible_readings():
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b w2".split(), (1, 1)) == 1.0
+    # of the 3 splits of "a b c d" only [a b][c d] has both fillers 2 long
+    assert instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c d w2".split(), (2, 2)) == 1.0
+    with pytest.raises(ValueError, match="does not fit the rule"):
+        instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c w2".split(), (2, 15))
+
+
+def test_one_variable_rules_always_have_one_reading():
+    assert instance_ceiling(("w1", "x", "w2"), ("x", "w3", "x"), "w1 w2 w1 w2".split(), WIDE) == 1.0
+
+
+def _brute_force(rule, source, low, high):
+    """Fill the rule with every (len x, len y) in range and keep the fillings that reproduce ``source``."""
+    outputs = Counter()
+    for lx in range(low, high + 1):
+        for ly in range(low, high + 1) if "y" in rule.source else [0]:
+            at, fillers = 0, {}
+            for item in rule.source:
+                if item in ("x", "y"):
+                    fillers[item] = source[at:at + (lx if item == "x" else ly)]
+                    at += lx if item == "x" else ly
+                else:
+                    fillers.setdefault("ok", []).append(at < len(source) and source[at] == item)
+                    at += 1
+            if at == len(source) and all(fillers.pop("ok", [True])) and all(len(f) for f in fillers.values()):
+                rebuilt = [s for item in rule.source for s in (fillers[item] if item in fillers else [item])]
+                if rebuilt == list(source):
+                    outputs[tuple(s for item in rule.target for s in (fillers[item] if item in fillers else [item]))] += 1
+    return max(outputs.values()) / sum(outputs.values())
+
+
+def test_type_ceilings_agree_with_a_brute_force_on_the_old_generator():
+    # few symbols and short rules: adjacent variables and repeated separators both occur
+    spec = SyntheticDataset(kind="synthetic", rules=15, instances_per_rule=10, symbols=4, rule_length=(2, 4),
+                            variable_length=(1, 4), separate_variables=False, target_from_source=0.0, seed=3)
+    rules = drawn_rules(spec)
+    test = generate(spec)["test"]
+    got = type_ceilings(spec)
+    for rule_type in RULE_TYPES:
+        mine = [e for e in test if e.rule_type == rule_type]
+        expected = [_brute_force(rules[e.rule], e.source, 1, 4) for e in mine]
+        assert got[rule_type]["ceiling"] == pytest.approx(100 * sum(expected) / len(expected), abs=0.006)
+        assert got[rule_type]["undecidable_instances"] == sum(v < 1 for v in expected)
+        assert got[rule_type]["instances"] == len(mine) == 3 * 5
+        adjacent = [r for r in rules if r.rule_type == rule_type
+                    and any({a, b} == {"x", "y"} for a, b in zip(r.source, r.source[1:]))]
+        assert got[rule_type]["adjacent_rules"] == len(adjacent)
+    assert got["xy->x"]["ceiling"] < 100  # the draw does hold undecidable instances, so the check has teeth
+
+
+def test_the_default_generator_leaves_nothing_undecidable():
+    spec = SyntheticDataset(kind="synthetic", rules=15, instances_per_rule=10, symbols=4, rule_length=(2, 4),
+                            variable_length=(1, 4), seed=3)
+    got = type_ceilings(spec)
+    assert all(row["ceiling"] == 100.0 and row["undecidable_instances"] == row["adjacent_rules"] == 0
+               for row in got.values())
+
+
+def test_the_bench_prints_both_generators_and_writes_its_json(tmp_path):
+    out = tmp_path / "ceiling.json"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "synthetic_ceiling.py"), "--dataset", "synthetic_small",
+                           "--seeds", "2", "--json", str(out)], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "synthetic_small, params.yaml" in done.stdout and "before 2026-11-24" in done.stdout
+    import json
+
+    figures = json.loads(out.read_text())
+    assert set(figures["settings"]) == {"params.yaml", "before 2026-11-24"}
+    assert figures["before 2026-11-24 over seeds"]["xy->xy"]["seeds"] == 2
