@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping, Sequence
 
-from tqdm.auto import tqdm
+from paragen.progress import progress_bar
 
 log = logging.getLogger(__name__)
 CHUNK = 1 << 16
@@ -125,9 +125,8 @@ def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60
                     offset = 0  # the server ignored the range: start over
                 length = response.headers.get("Content-Length")
                 total = offset + int(length) if length is not None else None
-                with open(part, "ab" if offset else "wb") as handle, tqdm(
-                        total=total, initial=offset, unit="B", unit_scale=True, desc=dest.name,
-                        disable=None if progress else True, leave=False) as bar:
+                with open(part, "ab" if offset else "wb") as handle, progress_bar(
+                        enabled=progress, total=total, initial=offset, unit="B", unit_scale=True, desc=dest.name) as bar:
                     for chunk in iter(lambda: response.read(CHUNK), b""):
                         handle.write(chunk)
                         bar.update(len(chunk))

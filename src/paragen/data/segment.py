@@ -19,10 +19,9 @@ import os
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from tqdm.auto import tqdm
-
 from paragen.atomic import atomic_open, write_json
 from paragen.data.corpus import CorpusError, characters, read_lines
+from paragen.progress import progress_bar
 
 log = logging.getLogger(__name__)
 Scheme = Literal["bpe", "char", "jieba", "word"]
@@ -75,7 +74,7 @@ def segment_lines(lines: Sequence[str], scheme: str, codes: str | Path | None = 
     codes_str = str(codes) if codes is not None else None
     chunks = [list(lines[i : i + chunk]) for i in range(0, len(lines), chunk)]
     out: list[str] = []
-    bar = tqdm(total=len(lines), unit="line", desc=desc, disable=None if progress else True, leave=False)
+    bar = progress_bar(enabled=progress, total=len(lines), unit="line", desc=desc)
     if workers == 1 or len(chunks) <= 1:
         _init_worker(scheme, codes_str, lowercase)
         for piece in chunks:

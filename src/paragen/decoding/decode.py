@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from paragen.data.batching import decode_ids, extend_target, iterate_batches, make_batch
 from paragen.models.seq2seq import Seq2Seq
 from paragen.decoding.search import Stopping, beam_search
 from paragen.data.vocabulary import BOS_ID, EOS_ID, Vocabulary
+from paragen.progress import progress_bar
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def translate(model: Seq2Seq, sources: Sequence[Sequence[str]], vocab: Vocabular
     model.eval()
     results: list[Translation | None] = [None] * len(sources)
     batches = list(iterate_batches(sources, None, vocab, batch_size))
-    for batch in tqdm(batches, desc="decode", unit="batch", disable=None if progress else True, leave=False):
+    for batch in progress_bar(batches, enabled=progress, desc="decode", unit="batch"):
         hyps = beam_search(model, batch.to(device), beam_size, max_length, length_penalty, nbest, stopping)
         for row, index in enumerate(batch.indices):
             results[index] = Translation(

@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Iterator
 
-from tqdm.auto import tqdm
+from paragen.progress import progress_bar
 
 
 def cache_objects(cache: str | Path) -> Iterator[tuple[Path, str]]:
@@ -36,8 +36,7 @@ def corrupted_objects(cache: str | Path, progress: bool = False) -> list[tuple[P
     if not (Path(cache) / "files" / "md5").is_dir():
         raise FileNotFoundError(f"{cache}: no DVC 3 cache here (expected {Path(cache) / 'files' / 'md5'})")
     bad = []
-    for path, expected in tqdm(list(cache_objects(cache)), desc="rehash", unit="object",
-                               disable=None if progress else True):
+    for path, expected in progress_bar(list(cache_objects(cache)), enabled=progress, desc="rehash", unit="object"):
         actual = md5_of(path)
         if actual != expected:
             bad.append((path, actual))

@@ -12,11 +12,11 @@ import io
 import statistics
 from pathlib import Path
 
-from tqdm import tqdm
 
 from paragen import artifacts
 from paragen.artifacts import sweep_outputs
 from paragen.atomic import atomic_path, write_text
+from paragen.progress import progress_bar
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.scoring.evaluation import restores_bpe, skip_runs
 from paragen.scoring.files import headline
@@ -35,7 +35,7 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
     directory = artifacts.experiment_data(config, name).directory
     results: dict[float, dict[str, list[float]]] = {}
     points = [(p, spec.seed + k) for p in spec.sweep for k in range(spec.seeds)]
-    runs = skip_runs(dataset.evaluation, directory, tqdm(points, desc=f"{name} sweep", unit="output", disable=quiet),
+    runs = skip_runs(dataset.evaluation, directory, progress_bar(points, enabled=not quiet, desc=f"{name} sweep", unit="output"),
                      restores_bpe(dataset))
     for (p, _), run in zip(points, runs):
         scores = headline(run)

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from paragen.atomic import write_json, atomic_path, write_text
 from paragen.data.batching import Batch, batch_at, batch_order, iterate_batches
@@ -55,6 +54,7 @@ from paragen.training.stopping import SESSIONS_FILE, STOPPING_KEYS, TrainState, 
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.training.validation import Validator, make_validator
 from paragen.data.vocabulary import Vocabulary
+from paragen.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -284,8 +284,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         started = time.perf_counter()
         count, batches = epoch_batches(train_data, lengths, vocab, training.batch_size, training.seed + epoch, world)
         total_loss, total_tokens, total_correct, total_critic = 0.0, 0, 0, 0.0
-        bar = tqdm(batches, total=count, desc=f"epoch {epoch}", unit="batch",
-                   disable=None if progress and world.main else True, leave=False)
+        bar = progress_bar(batches, enabled=progress and world.main, total=count, desc=f"epoch {epoch}", unit="batch")
         for batch, counts in bar:
             state.optimizer_steps += 1
             set_rate(optimizer, training, state.optimizer_steps, epoch)
