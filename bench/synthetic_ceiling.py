@@ -7,8 +7,11 @@ Generates the dataset twice, as params.yaml draws it (x and y apart) and as para
 2026-11-24 (``separate_variables: false, target_from_source: 0``), and prints per rule type the rules, the
 rules whose x and y are adjacent, the test instances whose output no reading settles, and the ceiling
 (``paragen.data.synthetic_ceiling``: the mean over test instances of the most probable reading's chance).
-A model that copies perfectly reaches the ceiling; one that copies a fraction s of settled instances
-right reaches about s x ceiling, which is how a table made on one generator predicts the other's.
+A model that knows every rule and copies perfectly reaches the ceiling (an expected accuracy: a test set
+can land a little above it by chance). One that gets a fraction s of settled instances right reaches about
+s x ceiling, if it copies as well on rules with adjacent variables as on the others, picks splits within the
+filler-length range and keeps s across rule draws; that is how a table made on one generator predicts the
+other's.
 With ``--seeds N`` it also draws the old generator's data from seeds 1..N and prints each type's ceiling as
 mean, standard deviation and range over the draws: how far one draw of 40 rules per type can land from another.
 """

@@ -51,6 +51,41 @@ def test_one_variable_rules_always_have_one_reading():
     assert instance_ceiling(("w1", "x", "w2"), ("x", "w3", "x"), "w1 w2 w1 w2".split(), WIDE) == 1.0
 
 
+def test_the_mean_ceiling_is_the_bayes_accuracy_of_the_generators_own_distribution():
+    """Enumerate every filler draw the generator can make (lengths uniform in range, symbols uniform) for a rule
+    whose separator can recur inside a filler: the best any rule-knowing model can do is sum over sources of
+    max over targets P(source, target); the instance ceiling, averaged with P(source, target), must equal it.
+    This checks the premise that every in-range reading is equally probable, independently of the code."""
+    import itertools
+    from fractions import Fraction
+
+    vocabulary, (low, high) = ("w1", "a"), (1, 3)
+    for rule_source, rule_target, decidable in ((("x", "w1", "y"), ("y", "x"), False),
+                                                (("w1", "x", "y"), ("x", "w1"), False),
+                                                (("x", "y"), ("x", "y"), True)):  # copied side by side: any split
+        joint = Counter()
+        strings = [list(s) for n in range(low, high + 1) for s in itertools.product(vocabulary, repeat=n)]
+        for x, y in itertools.product(strings, repeat=2):
+            p = Fraction(1, (high - low + 1) ** 2) * Fraction(1, len(vocabulary) ** (len(x) + len(y)))
+            fill = {"x": x, "y": y}
+            source = tuple(s for item in rule_source for s in (fill.get(item, [item])))
+            target = tuple(s for item in rule_target for s in (fill.get(item, [item])))
+            joint[(source, target)] += p
+        best = sum(max(p for (s, _), p in joint.items() if s == source) for source in {s for s, _ in joint})
+        expected = sum(p * Fraction(instance_ceiling(rule_source, rule_target, list(s), (low, high))).limit_denominator()
+                       for (s, _), p in joint.items())
+        assert expected == best, rule_source
+        assert (best == 1) == decidable  # the first two do have undecidable instances: the check has teeth
+
+
+def test_a_source_with_more_readings_than_counted_is_refused(monkeypatch):
+    import paragen.data.synthetic_ceiling as ceiling
+
+    monkeypatch.setattr(ceiling, "ALL_READINGS", 2)  # "w1 a b c d w2" under "w1 x y w2" has 3
+    with pytest.raises(ValueError, match="more than 2 readings"):
+        ceiling.instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c d w2".split(), WIDE)
+
+
 def _brute_force(rule, source, low, high):
     """Fill the rule with every (len x, len y) in range and keep the fillings that reproduce ``source``."""
     outputs = Counter()

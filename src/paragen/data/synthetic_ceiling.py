@@ -38,7 +38,10 @@ def instance_ceiling(rule_source: Sequence[str], rule_target: Sequence[str], sou
     """
     low, high = variable_length
     outputs: Counter[tuple[str, ...]] = Counter()
-    for spans in readings(rule_source, source, limit=ALL_READINGS):
+    found = readings(rule_source, source, limit=ALL_READINGS + 1)
+    if len(found) > ALL_READINGS:  # a cut list would give a wrong ceiling without a word
+        raise ValueError(f"{' '.join(source)!r} has more than {ALL_READINGS} readings under {' '.join(rule_source)!r}")
+    for spans in found:
         if all(low <= end - start <= high for start, end in spans.values()):
             fillers = {v: list(source[start:end]) for v, (start, end) in spans.items()}
             outputs[tuple(s for item in rule_target for s in (fillers[item] if item in VARIABLES else [item]))] += 1
