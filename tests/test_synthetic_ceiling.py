@@ -143,3 +143,47 @@ def test_the_bench_prints_both_generators_and_writes_its_json(tmp_path):
     figures = json.loads(out.read_text())
     assert set(figures["settings"]) == {"params.yaml", "before 2026-11-24"}
     assert figures["before 2026-11-24 over seeds"]["xy->xy"]["seeds"] == 2
+
+
+def test_generate_writes_each_types_test_ceiling(workflow_dir, monkeypatch):
+    """`paragen generate` reports the ceiling beside the other statistics: 100 for the default generator (one
+    reading per source, by construction); for the old switches, the type_ceilings pinned above."""
+    import json
+
+    from paragen.cli import main
+    from paragen.config import load_config
+
+    monkeypatch.chdir(workflow_dir)
+    params = workflow_dir / "params.yaml"
+    main(["generate", "--dataset", "tiny"])
+    stats = json.loads((workflow_dir / "data/prepared/tiny/generation.json").read_text())["by_type"]
+    assert [stats[t]["test_ceiling"] for t in RULE_TYPES] == [100.0] * 5
+    params.write_text(params.read_text().replace("    seed: 3\n", "    seed: 3\n    separate_variables: false\n"
+                                                 "    target_from_source: 0\n", 1))
+    main(["generate", "--dataset", "tiny"])
+    stats = json.loads((workflow_dir / "data/prepared/tiny/generation.json").read_text())["by_type"]
+    expected = type_ceilings(load_config(params).datasets["tiny"])
+    assert [stats[t]["test_ceiling"] for t in RULE_TYPES] == [expected[t]["ceiling"] for t in RULE_TYPES]
+    assert min(stats[t]["test_ceiling"] for t in RULE_TYPES) < 100  # this draw has undecidable instances
+
+
+def test_the_caption_names_the_types_that_cannot_reach_100(tmp_path, monkeypatch):
+    import json
+
+    from paragen.config import load_config
+    from paragen.report.captions import ceiling_text
+
+    config = load_config(ROOT / "params.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert ceiling_text(config, ["synp_copynet"]) == ""  # not generated yet: nothing to state
+    stats = tmp_path / "data/prepared/synthetic_paper/generation.json"
+    stats.parent.mkdir(parents=True)
+    by_type = {t: {"rules": 40, "test_ceiling": 100.0} for t in RULE_TYPES}
+    stats.write_text(json.dumps({"by_type": by_type, "rules": []}))
+    assert ceiling_text(config, ["synp_copynet"]) == ""  # every type can reach 100: nothing to say
+    by_type["xy->x"]["test_ceiling"], by_type["xy->xy"]["test_ceiling"] = 67.31, 78.11
+    stats.write_text(json.dumps({"by_type": by_type, "rules": []}))
+    assert ceiling_text(config, ["synp_encdec", "synp_copynet"]) == (
+        " Ceiling (best expected exact match of a model that knows every rule; where x and y sit side by side a "
+        "test source splits more than one way and is right only by chance): xy → x 67.3, xy → xy 78.1; 100 on "
+        "the other types.")

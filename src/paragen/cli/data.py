@@ -39,8 +39,13 @@ def cmd_generate(args: argparse.Namespace) -> None:
     module.write_splits(splits, _dataset_dir(args.dataset))
     log.info("%s: %s", args.dataset, ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
     if module is synthetic:
+        from paragen.data.synthetic_ceiling import ceilings_of
+
         rules = synthetic.drawn_rules(spec)
         stats = synthetic.statistics(rules, splits)
+        ceilings = ceilings_of(rules, splits["test"], spec.variable_length)
+        for rule_type, row in stats.items():  # the best expected test exact match: 100 unless x and y can touch
+            row["test_ceiling"] = ceilings[rule_type]["ceiling"]
         write_json(_dataset_dir(args.dataset) / synthetic.STATISTICS_FILE,
                    {"by_type": stats, "rules": synthetic.rules_json(rules)})
         for rule_type, row in stats.items():

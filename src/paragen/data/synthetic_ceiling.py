@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Sequence
 
-from paragen.data.synthetic import RULE_TYPES, VARIABLES, drawn_rules, generate, readings, variables_adjacent
+from paragen.data.synthetic import (RULE_TYPES, VARIABLES, Example, Rule, drawn_rules, generate, readings,
+                                    variables_adjacent)
 
 if TYPE_CHECKING:
     from paragen.config import SyntheticDataset
@@ -53,12 +54,16 @@ def instance_ceiling(rule_source: Sequence[str], rule_target: Sequence[str], sou
 def type_ceilings(spec: SyntheticDataset, split: str = "test") -> dict[str, dict[str, float]]:
     """Per rule type of the data ``spec`` generates: rules, rules with adjacent variables, instances of
     ``split`` whose output no reading settles (ceiling below 1), and the ceiling (mean instance ceiling, %)."""
-    rules = drawn_rules(spec)
-    examples = generate(spec)[split]
+    return ceilings_of(drawn_rules(spec), generate(spec)[split], spec.variable_length)
+
+
+def ceilings_of(rules: Sequence[Rule], examples: Sequence[Example],
+                variable_length: tuple[int, int]) -> dict[str, dict[str, float]]:
+    """:func:`type_ceilings` of ``examples`` already generated from ``rules`` (``paragen generate`` has them)."""
     result: dict[str, dict[str, float]] = {}
     for rule_type in RULE_TYPES:
         own = [e for e in examples if e.rule_type == rule_type]
-        values = [instance_ceiling(rules[e.rule].source, rules[e.rule].target, e.source, spec.variable_length)
+        values = [instance_ceiling(rules[e.rule].source, rules[e.rule].target, e.source, variable_length)
                   for e in own]
         result[rule_type] = {
             "rules": sum(r.rule_type == rule_type for r in rules),

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from paragen import artifacts
-from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset
+from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
+from paragen.data.synthetic import STATISTICS_FILE
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.figures import read_log
 from paragen.training.stopping import SESSIONS_FILE
@@ -76,9 +77,27 @@ def hardware_summary(run_dirs: dict[str, Path]) -> str:
     return f" Trained on {' and '.join(sorted(devices))}: {minutes:.0f} min of training over {runs} run(s)."
 
 
+def rule_ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
+    """Caption text: the best expected exact match on CopyNet's rule data, per type, where it is below 100 (x and y
+    side by side, ``separate_variables: false``; ``paragen generate`` writes it to generation.json as
+    ``test_ceiling``). Empty when every type can reach 100, for other data, or before generation."""
+    parts = []
+    for name in dict.fromkeys(config.experiments[e].dataset for e in experiments):
+        stats = Path(artifacts.prepared(name, "test", "src")).parent / STATISTICS_FILE
+        if not isinstance(config.datasets[name], SyntheticDataset) or not stats.exists():
+            continue
+        by_type = json.loads(stats.read_text(encoding="utf-8")).get("by_type", {})
+        parts += [f"{tag.replace('->', ' → ').replace('0', '∅')} {row['test_ceiling']:.1f}"
+                  for tag, row in by_type.items() if row.get("test_ceiling", 100.0) < 100.0]
+    return (" Ceiling (best expected exact match of a model that knows every rule; where x and y sit side by side"
+            f" a test source splits more than one way and is right only by chance): {', '.join(parts)}; 100 on the"
+            " other types.") if parts else ""
+
+
 def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
     """Caption text: the ROUGE a headline stand-in's own gold headlines get against themselves (rouge-score gives
-    a one-word headline 0 on ROUGE-2, so the ceiling is below 100). Empty for other data or before generation."""
+    a one-word headline 0 on ROUGE-2, so the ceiling is below 100), and the rule data's ceiling
+    (:func:`rule_ceiling_text`). Empty for other data or before generation."""
     from paragen.scoring.files import score
     from paragen.scoring.evaluation import score_request
 
@@ -95,7 +114,8 @@ def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
         one_word = sum(len(line.split()) == 1 for line in gold.read_text(encoding="utf-8").splitlines())
         parts.append(f"ROUGE-1 {rouge['rouge1']:.1f} / ROUGE-2 {rouge['rouge2']:.1f} / ROUGE-L {rouge['rougeL']:.1f}"
                      f" ({one_word} one-word headlines score 0 on ROUGE-2)")
-    return f" Ceiling (the gold headlines scored against themselves): {'; '.join(parts)}." if parts else ""
+    return ((f" Ceiling (the gold headlines scored against themselves): {'; '.join(parts)}." if parts else "")
+            + rule_ceiling_text(config, experiments))
 
 
 def describe_hardware(run_dirs: dict[str, Path]) -> str:
