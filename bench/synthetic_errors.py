@@ -12,6 +12,10 @@ length (a filler copied wrong grows likelier with length), and what the wrong li
   filler  it fits the pattern, but with fillers other than the source's (a copy that stops early, runs on,
           or changes a symbol);
   undecidable  the test source has several readings (x and y adjacent: data made with separate_variables false).
+
+On data made with ``separate_variables: false`` it also splits each type's exact match between rules whose x
+and y are adjacent and the others: the direct test of how much the undecidable instances cost a model
+(``bench/synthetic_ceiling.py`` predicts it from the ceiling).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
     check_aligned(data_dir / "test.src", len(sources), data_dir / "test.rule", len(ids))
     by_rule: dict[int, list[bool]] = defaultdict(list)
     by_length: dict[tuple[str, tuple[int, int]], list[bool]] = defaultdict(list)
+    by_adjacency: dict[tuple[str, bool], list[bool]] = defaultdict(list)
     kinds: dict[str, dict[str, int]] = {t: defaultdict(int) for t in RULE_TYPES}
     for source, target, rule_id, output in zip(sources, targets, ids, outputs):
         rule = rules[rule_id]
@@ -56,6 +61,7 @@ def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
         filler_length = len(source) - sum(s not in ("x", "y") for s in rule["source"].split())
         bucket = next(b for b in LENGTH_BUCKETS if b[0] <= filler_length <= b[1])
         by_length[(rule["type"], bucket)].append(right)
+        by_adjacency[(rule["type"], bool(rule.get("adjacent_variables")))].append(right)
         if not right:
             kinds[rule["type"]][error_kind(rule["source"].split(), rule["target"].split(), source, output)] += 1
     result: dict[str, dict[str, object]] = {}
@@ -74,6 +80,9 @@ def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
             "by_filler_length": {f"{lo}-{hi}": {"lines": len(v), "exact_match": round(100.0 * sum(v) / len(v), 1)}
                                  for (t, (lo, hi)), v in sorted(by_length.items()) if t == rule_type and v},
             "errors": dict(kinds[rule_type]),
+            "by_variables": {("adjacent" if adjacent else "apart"): {"lines": len(v), "exact_match":
+                                                                     round(100.0 * sum(v) / len(v), 1)}
+                             for (t, adjacent), v in sorted(by_adjacency.items()) if t == rule_type and v},
         }
     return result
 
@@ -97,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{rule_type:7} EM {row['exact_match']:6.2f}  rules {row['rules']}: all right {row['rules_all_right']}, "
                   f">=90 % {row['rules_at_least_90']}, <50 % {row['rules_below_50']}  errors {row['errors']}")
             print(f"        by filler length {lengths}")
+            if "adjacent" in row["by_variables"]:
+                split = ", ".join(f"{k}: {v['exact_match']:.1f} ({v['lines']})" for k, v in row["by_variables"].items())
+                print(f"        x and y {split}")
             for worst in row["worst_rules"]:
                 print(f"        rule {worst['rule']:3d} {worst['exact_match']:5.1f} %  {worst['pattern']}")
     if args.json:
