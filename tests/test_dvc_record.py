@@ -38,6 +38,23 @@ def test_only_stages_whose_outputs_all_exist_are_complete(tmp_path: Path):
     assert complete == [first.name]
 
 
+def test_a_stage_whose_outputs_exist_but_an_input_does_not_is_not_complete(tmp_path: Path):
+    """In a fresh clone results/metrics/*.json are committed but runs/ is not: after a partial Snakemake run
+    `dvc commit` was asked to record such score stages, refused, and (with --quiet) left an empty message."""
+    config = load_config(TINY_PARAMS)
+    score = next(s for s in stages(config) if s.step == "score")
+    for path in score.outs:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    complete, incomplete = complete_stages(config, tmp_path)
+    assert score.name in incomplete and score.name not in complete
+    for path in score.deps:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        if not (tmp_path / path).exists():
+            (tmp_path / path).write_text("x")
+    assert score.name in complete_stages(config, tmp_path)[0]
+
+
 def test_nothing_to_record_runs_no_dvc_command(tmp_path: Path):
     config = load_config(TINY_PARAMS)
     (tmp_path / ".dvc").mkdir()

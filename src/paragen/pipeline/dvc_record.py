@@ -26,16 +26,21 @@ class DvcRecordError(RuntimeError):
 
 
 def complete_stages(config: ParagenConfig, root: str | Path = ".") -> tuple[list[str], list[str]]:
-    """Stage names whose outputs all exist under ``root``, and the names of those that lack some."""
+    """Stage names whose outputs and dependencies all exist under ``root``, and the names of the others.
+
+    A dependency can be missing where an output is not: the tables and scores under ``results/`` are
+    committed to git, the runs they were scored from are not, so after a partial Snakemake run in a fresh
+    clone a score stage looks finished while its ``test.hyp`` is absent, and ``dvc commit`` refuses it."""
     complete, incomplete = [], []
     for stage in plan.stages(config):
-        (complete if all((Path(root) / out).exists() for out in stage.outs) else incomplete).append(stage.name)
+        present = all((Path(root) / path).exists() for path in (*stage.outs, *stage.deps))
+        (complete if present else incomplete).append(stage.name)
     return complete, incomplete
 
 
 def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yaml",
                          root: str | Path = ".") -> tuple[list[str], list[str]]:
-    """``dvc commit --force`` every stage whose outputs exist; returns (recorded, skipped) stage names."""
+    """``dvc commit --force`` every stage whose outputs and inputs exist; returns (recorded, skipped) stage names."""
     root = Path(root)
     if not (root / ".dvc").is_dir():
         raise ConfigError(f"{root.resolve()}: not a DVC repository (run `dvc init` first)")
@@ -47,8 +52,8 @@ def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yam
     if recorded:
         outputs = [root / out for stage in plan.stages(config) if stage.name in recorded for out in stage.outs]
         with times_kept(outputs):
-            result = subprocess.run(["dvc", "commit", "--force", "--quiet", *recorded], cwd=root,
-                                    capture_output=True, text=True)
+            # not --quiet: it silences DVC's error as well, and the message below would be empty
+            result = subprocess.run(["dvc", "commit", "--force", *recorded], cwd=root, capture_output=True, text=True)
         if result.returncode != 0:
             raise DvcRecordError(f"`dvc commit` failed: {(result.stderr or result.stdout).strip()}")
     return recorded, skipped
@@ -87,5 +92,5 @@ def record_after_snakemake(run_config: dict, params: str | Path = "params.yaml",
 
 
 def describe(recorded: list[str], skipped: list[str]) -> str:
-    return (f"dvc.lock: recorded {len(recorded)} stage(s) whose outputs exist"
-            + (f"; skipped {len(skipped)} with missing outputs: {', '.join(skipped)}" if skipped else ""))
+    return (f"dvc.lock: recorded {len(recorded)} stage(s) whose outputs and inputs exist"
+            + (f"; skipped {len(skipped)} with missing outputs or inputs: {', '.join(skipped)}" if skipped else ""))
