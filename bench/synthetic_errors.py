@@ -11,7 +11,8 @@ length (a filler copied wrong grows likelier with length), and what the wrong li
   shape   the output does not fit the rule's target pattern (a regular symbol missing, extra or wrong);
   filler  it fits the pattern, but with fillers other than the source's (a copy that stops early, runs on,
           or changes a symbol);
-  undecidable  the test source has several readings (x and y adjacent: data made with separate_variables false).
+  split   the test source has several readings (x and y adjacent: data made with separate_variables false) and
+          the output is what another of them gives: a well-formed guess at the undecidable split, and wrong.
 
 On data made with ``separate_variables: false`` it also splits each type's exact match between rules whose x
 and y are adjacent and the others: the direct test of how much the undecidable instances cost a model
@@ -28,16 +29,19 @@ from pathlib import Path
 
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.data.synthetic import RULE_TYPES, STATISTICS_FILE, filler_spans, readings
+from paragen.data.synthetic_ceiling import ALL_READINGS
 
 LENGTH_BUCKETS = ((1, 10), (11, 20), (21, 30))
 """Total filler symbols of a source (x alone: 1-15; x and y: 2-30)."""
 
 
 def error_kind(rule_source: list[str], rule_target: list[str], source: list[str], output: list[str]) -> str:
-    """``shape``, ``filler`` or ``undecidable`` for a wrong ``output`` (see the module docstring)."""
-    spans = filler_spans(rule_source, source)
-    if spans is None:
-        return "undecidable"
+    """``split``, ``filler`` or ``shape`` for a wrong ``output`` (see the module docstring)."""
+    if filler_spans(rule_source, source) is None:  # several readings
+        for spans in readings(rule_source, source, limit=ALL_READINGS):
+            fill = {v: source[start:end] for v, (start, end) in spans.items()}
+            if [s for item in rule_target for s in (fill[item] if item in fill else [item])] == output:
+                return "split"
     return "filler" if readings(rule_target, output, limit=1) else "shape"
 
 
