@@ -3,6 +3,7 @@ against a brute force that fills the pattern with every pair of filler lengths i
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from paragen.config import SyntheticDataset
+from paragen.config import SyntheticDataset, load_config
 from paragen.data.synthetic import RULE_TYPES, drawn_rules, generate
 from paragen.data.synthetic_ceiling import instance_ceiling, type_ceilings
 
@@ -138,7 +139,6 @@ def test_the_bench_prints_both_generators_and_writes_its_json(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "synthetic_ceiling.py"), "--dataset", "synthetic_small",
                            "--seeds", "2", "--json", str(out)], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "synthetic_small, params.yaml" in done.stdout and "before 2026-11-24" in done.stdout
-    import json
 
     figures = json.loads(out.read_text())
     assert set(figures["settings"]) == {"params.yaml", "before 2026-11-24"}
@@ -148,10 +148,7 @@ def test_the_bench_prints_both_generators_and_writes_its_json(tmp_path):
 def test_generate_writes_each_types_test_ceiling(workflow_dir, monkeypatch):
     """`paragen generate` reports the ceiling beside the other statistics: 100 for the default generator (one
     reading per source, by construction); for the old switches, the type_ceilings pinned above."""
-    import json
-
     from paragen.cli import main
-    from paragen.config import load_config
 
     monkeypatch.chdir(workflow_dir)
     params = workflow_dir / "params.yaml"
@@ -168,15 +165,12 @@ def test_generate_writes_each_types_test_ceiling(workflow_dir, monkeypatch):
 
 
 def test_the_caption_names_the_types_that_cannot_reach_100(tmp_path, monkeypatch):
-    import json
-
-    from paragen.config import load_config
     from paragen.report.captions import ceiling_text
 
+    stats = tmp_path / "data/prepared/synthetic_paper/generation.json"
     config = load_config(ROOT / "params.yaml")
     monkeypatch.chdir(tmp_path)
     assert ceiling_text(config, ["synp_copynet"]) == ""  # not generated yet: nothing to state
-    stats = tmp_path / "data/prepared/synthetic_paper/generation.json"
     stats.parent.mkdir(parents=True)
     by_type = {t: {"rules": 40, "test_ceiling": 100.0} for t in RULE_TYPES}
     stats.write_text(json.dumps({"by_type": by_type, "rules": []}))
