@@ -28,7 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
-from paragen.data.synthetic import RULE_TYPES, STATISTICS_FILE, filler_spans, readings
+from paragen.data.synthetic import RULE_TYPES, STATISTICS_FILE, VARIABLES, fill, readings
 from paragen.data.synthetic_ceiling import ALL_READINGS
 
 LENGTH_BUCKETS = ((1, 10), (11, 20), (21, 30))
@@ -37,12 +37,16 @@ LENGTH_BUCKETS = ((1, 10), (11, 20), (21, 30))
 
 def error_kind(rule_source: list[str], rule_target: list[str], source: list[str], output: list[str]) -> str:
     """``split``, ``filler`` or ``shape`` for a wrong ``output`` (see the module docstring)."""
-    if filler_spans(rule_source, source) is None:  # several readings
-        for spans in readings(rule_source, source, limit=ALL_READINGS):
-            fill = {v: source[start:end] for v, (start, end) in spans.items()}
-            if [s for item in rule_target for s in (fill[item] if item in fill else [item])] == output:
-                return "split"
+    found = readings(rule_source, source, limit=ALL_READINGS)
+    if len(found) > 1 and any(fill(rule_target, {v: source[start:end] for v, (start, end) in spans.items()}) == output
+                              for spans in found):
+        return "split"
     return "filler" if readings(rule_target, output, limit=1) else "shape"
+
+
+def _share(right: list[bool]) -> dict[str, float]:
+    """Lines of a group and the exact match over them (%, one decimal)."""
+    return {"lines": len(right), "exact_match": round(100.0 * sum(right) / len(right), 1)}
 
 
 def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
@@ -62,7 +66,7 @@ def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
         rule = rules[rule_id]
         right = output == target
         by_rule[rule_id].append(right)
-        filler_length = len(source) - sum(s not in ("x", "y") for s in rule["source"].split())
+        filler_length = len(source) - sum(s not in VARIABLES for s in rule["source"].split())
         bucket = next(b for b in LENGTH_BUCKETS if b[0] <= filler_length <= b[1])
         by_length[(rule["type"], bucket)].append(right)
         by_adjacency[(rule["type"], bool(rule.get("adjacent_variables")))].append(right)
@@ -81,11 +85,10 @@ def report(data_dir: Path, hyp_path: Path) -> dict[str, dict[str, object]]:
             "rules_below_50": sum(r < 50.0 for r in rates.values()),
             "worst_rules": [{"rule": i, "exact_match": round(rates[i], 1), "pattern": f"{rules[i]['source']} -> "
                              f"{rules[i]['target']}"} for i in sorted(rates, key=lambda i: (rates[i], i))[:3]],
-            "by_filler_length": {f"{lo}-{hi}": {"lines": len(v), "exact_match": round(100.0 * sum(v) / len(v), 1)}
-                                 for (t, (lo, hi)), v in sorted(by_length.items()) if t == rule_type and v},
+            "by_filler_length": {f"{lo}-{hi}": _share(v) for (t, (lo, hi)), v in sorted(by_length.items())
+                                 if t == rule_type and v},
             "errors": dict(kinds[rule_type]),
-            "by_variables": {("adjacent" if adjacent else "apart"): {"lines": len(v), "exact_match":
-                                                                     round(100.0 * sum(v) / len(v), 1)}
+            "by_variables": {("adjacent" if adjacent else "apart"): _share(v)
                              for (t, adjacent), v in sorted(by_adjacency.items()) if t == rule_type and v},
         }
     return result

@@ -18,6 +18,11 @@ def prepared(dataset: str, split: str, suffix: str) -> str:
     return f"data/prepared/{dataset}/{split}.{suffix}"
 
 
+def generation_statistics(dataset: str) -> str:
+    """``paragen generate``'s report on a rule dataset (per type counts, lengths, test ceiling; the rules)."""
+    return f"data/prepared/{dataset}/{STATISTICS_FILE}"
+
+
 def vocab_path(dataset: str) -> str:
     return f"data/vocab/{dataset}.txt"
 
@@ -101,7 +106,7 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
         f"data/prepared/{dataset}", vocab_path(dataset), False,
         tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
         (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag"),
-         prepared(dataset, "test", "rule"), f"data/prepared/{dataset}/{STATISTICS_FILE}"))
+         prepared(dataset, "test", "rule"), generation_statistics(dataset)))
 
 
 def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
@@ -109,7 +114,7 @@ def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:
     if isinstance(config.datasets[dataset], HeadlineSyntheticDataset):
         return tuple(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "align"))
     return (*(prepared(dataset, split, suffix) for split in SPLITS for suffix in ("src", "tgt", "tag", "rule")),
-            f"data/prepared/{dataset}/{STATISTICS_FILE}")
+            generation_statistics(dataset))
 
 
 def fetch_marker(entry: str, scope: str) -> str:

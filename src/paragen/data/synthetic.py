@@ -45,7 +45,7 @@ class Rule:
 
     def apply(self, fillers: dict[str, list[str]]) -> tuple[list[str], list[str]]:
         """Instantiate the rule by substituting each variable with its filler."""
-        return _fill(self.source, fillers), _fill(self.target, fillers)
+        return fill(self.source, fillers), fill(self.target, fillers)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ def tag_column(tag: str) -> str:
     return "valid_em_" + tag.replace("->", "_to_")
 
 
-def _fill(pattern: tuple[str, ...], fillers: dict[str, list[str]]) -> list[str]:
+def fill(pattern: Sequence[str], fillers: dict[str, list[str]]) -> list[str]:
+    """``pattern`` with each variable replaced by its filler (regular symbols kept)."""
     out: list[str] = []
     for item in pattern:
         out.extend(fillers[item] if item in fillers else [item])

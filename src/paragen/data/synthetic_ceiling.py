@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Sequence
 
-from paragen.data.synthetic import (RULE_TYPES, VARIABLES, Example, Rule, drawn_rules, generate, readings,
+from paragen.data.synthetic import (RULE_TYPES, Example, Rule, drawn_rules, fill, generate, readings,
                                     variables_adjacent)
 
 if TYPE_CHECKING:
@@ -44,8 +44,7 @@ def instance_ceiling(rule_source: Sequence[str], rule_target: Sequence[str], sou
         raise ValueError(f"{' '.join(source)!r} has more than {ALL_READINGS} readings under {' '.join(rule_source)!r}")
     for spans in found:
         if all(low <= end - start <= high for start, end in spans.values()):
-            fillers = {v: list(source[start:end]) for v, (start, end) in spans.items()}
-            outputs[tuple(s for item in rule_target for s in (fillers[item] if item in VARIABLES else [item]))] += 1
+            outputs[tuple(fill(rule_target, {v: list(source[start:end]) for v, (start, end) in spans.items()}))] += 1
     if not outputs:
         raise ValueError(f"{' '.join(source)!r} does not fit the rule {' '.join(rule_source)!r}")
     return max(outputs.values()) / sum(outputs.values())

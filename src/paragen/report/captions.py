@@ -8,7 +8,6 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
-from paragen.data.synthetic import STATISTICS_FILE
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.figures import read_log
 from paragen.training.stopping import SESSIONS_FILE
@@ -83,7 +82,7 @@ def rule_ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
     ``test_ceiling``). Empty when every type can reach 100, for other data, or before generation."""
     parts = []
     for name in dict.fromkeys(config.experiments[e].dataset for e in experiments):
-        stats = Path(artifacts.prepared(name, "test", "src")).parent / STATISTICS_FILE
+        stats = Path(artifacts.generation_statistics(name))
         if not isinstance(config.datasets[name], SyntheticDataset) or not stats.exists():
             continue
         by_type = json.loads(stats.read_text(encoding="utf-8")).get("by_type", {})

@@ -12,7 +12,6 @@ import io
 import statistics
 from pathlib import Path
 
-
 from paragen import artifacts
 from paragen.artifacts import sweep_outputs
 from paragen.atomic import atomic_path, write_text
