@@ -101,8 +101,8 @@ def test_the_loss_adds_the_spelling_of_every_unknown_target_word_per_target_toke
     assert torch.allclose(seen["start"], attentional[[0, 1, 1], [1, 0, 2]])
     words_nll = token_nll(model, batch).total
     char_nll, _ = original(["zz", "yy", "qq"], attentional[[0, 1, 1], [1, 0, 2]])
-    assert result.total.item() == pytest.approx(words_nll.item() + char_nll.item() / result.tokens, abs=1e-5)
-    assert result.terms["char"] == pytest.approx(char_nll.item() / result.tokens, abs=1e-5)
+    assert result.total.item() == pytest.approx(words_nll.item() + char_nll.item() / result.tokens.item(), abs=1e-5)
+    assert result.terms["char"].item() == pytest.approx(char_nll.item() / result.tokens.item(), abs=1e-5)
 
 
 def test_decoding_spells_each_unk_of_the_top_output(monkeypatch):

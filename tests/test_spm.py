@@ -252,7 +252,7 @@ def test_l_trg_of_y_prime_counts_tpad_but_not_batch_padding():
     log_probs, _ = model.teacher_forced(fill_targets(batch, T))
     gold = [[B_ID, A_ID, EOS_ID, T, T], [A_ID, B_ID, C_ID, EOS_ID]]
     nll = [-log_probs[b, j, y].item() for b, row in enumerate(gold) for j, y in enumerate(row)]
-    assert result.terms["nll"] == pytest.approx(sum(nll) / 9, abs=1e-5)
+    assert result.terms["nll"].item() == pytest.approx(sum(nll) / 9, abs=1e-5)
     without = fix_weights(tiny_model("rnnsearch", len(VOCAB), **ENCDEC_004)).eval()
     assert without.loss(make_batch([["a", "b", "c", "a", "b"], ["c", "a"]], [["b", "a"], ["a", "b", "c"]],
                                    VOCAB)).tokens == 3 + 4  # EncDec scores Y alone
@@ -305,8 +305,8 @@ def test_objective_is_l_trg_of_y_prime_plus_l_src_over_one_token_count():
         x = [float(sentence.count(word)) for word in vocab.itos]
         l_src += sum((a - b) ** 2 for a, b in zip(q_sum, x)) / 10.0
     assert result.total.item() == pytest.approx((nll + l_src) / 9, abs=1e-5)
-    assert result.terms["nll"] == pytest.approx(nll / 9, abs=1e-5)
-    assert result.terms["src"] == pytest.approx(l_src / 9, abs=1e-5)
+    assert result.terms["nll"].item() == pytest.approx(nll / 9, abs=1e-5)
+    assert result.terms["src"].item() == pytest.approx(l_src / 9, abs=1e-5)
     result.total.backward()
     assert head.weight.grad.abs().sum().item() > 0
 

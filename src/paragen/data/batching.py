@@ -29,14 +29,24 @@ class Batch:
     indices: list[int] = field(default_factory=list)  # position of each example in its corpus
     target_words: list[list[str]] = field(default_factory=list)  # per example: its target tokens (the character
     # decoder spells the ones the vocabulary calls <unk>)
+    src_lengths_host: torch.Tensor | None = None  # (batch,) src_lengths kept on the CPU by ``to``: packing a
+    # sequence for cuDNN needs them there, and copying them back from the GPU would wait for it
 
     @property
     def max_oovs(self) -> int:
         return max((len(o) for o in self.oovs), default=0)
 
     def to(self, device: torch.device) -> "Batch":
+        """This batch's tensors on ``device`` (in place). To a GPU they go through pinned memory without waiting:
+        the copy is queued behind the work already on the device, and Python goes on to build the next batch."""
+        to_gpu = device.type == "cuda"
+        if self.src_lengths.device.type == "cpu":
+            self.src_lengths_host = self.src_lengths
         for name in ("src", "src_ext", "src_lengths", "tgt_in", "tgt_out"):
-            setattr(self, name, getattr(self, name).to(device))
+            tensor = getattr(self, name)
+            if to_gpu and tensor.device.type == "cpu":
+                tensor = tensor.pin_memory()
+            setattr(self, name, tensor.to(device, non_blocking=to_gpu))
         return self
 
 

@@ -65,9 +65,12 @@ class RNNEncoder(nn.Module):
         joined = per_layer.permute(2, 0, 1, 3).reshape(final.size(1), layers, -1)  # [→h; ←h] per layer
         return self._merged(joined)
 
-    def forward(self, src: torch.Tensor, lengths: torch.Tensor) -> EncoderOutput:
+    def forward(self, src: torch.Tensor, lengths: torch.Tensor, host_lengths: torch.Tensor | None = None) -> EncoderOutput:
+        """``lengths`` (batch,) on the model's device; ``host_lengths`` the same on the CPU where the caller has them
+        (packing needs them there, and fetching them from a GPU would wait for it)."""
         embedded = self.dropout(self.embedding(src))  # (batch, src_len, emb)
-        packed = pack_padded_sequence(embedded.float(), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        host = lengths.cpu() if host_lengths is None else host_lengths
+        packed = pack_padded_sequence(embedded.float(), host, batch_first=True, enforce_sorted=False)
         with float32_recurrence(embedded):  # the recurrent state stays float32 under bf16 autocast
             outputs, final = self.rnn(packed)
         states, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.size(1))

@@ -58,7 +58,7 @@ class Seq2Seq(nn.Module):
         return () if self.source_prediction is None else (self.source_prediction.pad_id,)
 
     def encode(self, batch: Batch) -> Encoded:
-        encoder = self.encoder(batch.src, batch.src_lengths)
+        encoder = self.encoder(batch.src, batch.src_lengths, batch.src_lengths_host)
         memory = encoder.memory
         width = self.vocab_size + (batch.max_oovs if self.copies else 0)
         projections = {}
@@ -127,9 +127,9 @@ class Seq2Seq(nn.Module):
             summed["char"] = self._spelling_nll(batch, attentional)  # over the unknown words' bytes
         if self.source_prediction is not None:
             summed["src"] = self.source_prediction.loss(attentional, batch.src, batch.src_lengths).sum()  # sentences
-        per_token = {name: term / max(result.tokens, 1) for name, term in summed.items()}  # the NLL's normaliser
+        per_token = {name: term / result.tokens.clamp(min=1) for name, term in summed.items()}  # the NLL's normaliser
         return Loss(result.total + sum(per_token.values()), result.tokens, result.correct,
-                    {**result.terms, **{name: float(term.detach()) for name, term in per_token.items()}}, log_probs)
+                    {**result.terms, **{name: term.detach() for name, term in per_token.items()}}, log_probs)
 
     def _spelling_nll(self, batch: Batch, attentional: torch.Tensor) -> torch.Tensor:
         """The character decoder's NLL summed over the bytes of every <unk> target word (0 without one)."""
@@ -180,12 +180,16 @@ class Loss:
 
     Models with auxiliary objectives (SPM's source-side loss, the critic loss) add their terms to
     ``total`` and name them in ``terms``; the one trainer only minimises ``total``.
+
+    Every field is a 0-d tensor on the model's device, never a Python number: turning one into a number
+    (``int()``, ``float()``, ``.item()``) waits for the GPU to finish the batch, and the trainer reads its sums
+    back once per epoch instead (:class:`paragen.training.trainer.EpochSums`).
     """
 
     total: torch.Tensor  # scalar the optimiser minimises
-    tokens: int  # target tokens scored (padding excluded)
-    correct: int  # of those, how many the teacher-forced argmax predicts (token accuracy)
-    terms: dict[str, float]  # each term of ``total`` (for the log)
+    tokens: torch.Tensor  # 0-d int64: target tokens scored (padding excluded)
+    correct: torch.Tensor  # 0-d int64: of those, how many the teacher-forced argmax predicts (token accuracy)
+    terms: dict[str, torch.Tensor]  # each term of ``total``, detached 0-d tensors (for the log)
     log_probs: torch.Tensor | None = None  # the teacher-forced log-probabilities, for objectives built on them
 
 
@@ -196,7 +200,7 @@ def token_nll(model: nn.Module, batch: Batch, log_probs: torch.Tensor | None = N
     gold = model.target_ids(batch.tgt_out)
     nll = nn.functional.nll_loss(log_probs.flatten(0, 1), gold.flatten(), ignore_index=PAD_ID, reduction="sum")
     real = gold != PAD_ID
-    tokens = int(real.sum())
-    correct = int(((log_probs.argmax(-1) == gold) & real).sum())
-    mean = nll / max(tokens, 1)
-    return Loss(mean, tokens, correct, {"nll": float(mean.detach())}, log_probs)
+    tokens = real.sum()
+    correct = ((log_probs.argmax(-1) == gold) & real).sum()
+    mean = nll / tokens.clamp(min=1)
+    return Loss(mean, tokens, correct, {"nll": mean.detach()}, log_probs)

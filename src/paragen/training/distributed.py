@@ -156,14 +156,17 @@ def process_group(world: World, device: torch.device) -> Iterator[None]:
         dist.destroy_process_group()
 
 
-def gradient_weight(tokens: int, counts: bool, world: World, device: torch.device) -> float:
+def gradient_weight(tokens: torch.Tensor | int, counts: bool, world: World, device: torch.device) -> float:
     """N * T_r / T: the factor on this rank's token-mean loss that makes DDP's averaged gradient the gradient
     of the global batch's token mean (T_r = ``tokens``, T summed over the ranks).
 
     A rank whose share does not count (:meth:`World.share`) contributes T_r = 0. One process: 1.0, and
-    multiplying by 1.0 changes no bit.
+    multiplying by 1.0 changes no bit; it is returned without reading ``tokens``, which would wait for the
+    device (several processes wait anyway, for the all-reduce of T).
     """
-    mine = tokens if counts else 0
+    if world.size == 1:
+        return 1.0
+    mine = int(tokens) if counts else 0
     return world.size * mine / max(world.all_sum([mine], device)[0], 1)
 
 

@@ -17,15 +17,15 @@ from paragen.models.seq2seq import Loss
 
 
 def objective(result: Loss, batch: Batch, training: TrainingConfig, step: int, model: torch.nn.Module,
-              rules: RuleTable | None) -> tuple[torch.Tensor, dict[str, float]]:
-    """(what to minimise, every term's value) for optimiser step ``step`` (1-based)."""
+              rules: RuleTable | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """(what to minimise, every term's detached 0-d tensor) for optimiser step ``step`` (1-based)."""
     if training.critic is None:
         return result.total, result.terms
     if rules is None or result.log_probs is None:
         raise ValueError("training.critic needs the rule table and the model's teacher-forced log-probabilities")
     critic = critic_loss(result.log_probs, batch.src, model.target_ids(batch.tgt_out), rules,
                          training.critic.variant)
-    terms = {**result.terms, "critic": float(critic.detach())}
+    terms = {**result.terms, "critic": critic.detach()}
     weighted = training.critic.weight * critic
     if training.critic.mode == "sum":
         return result.total + weighted, terms

@@ -44,7 +44,7 @@ from paragen.decoding.decode import translate
 from paragen.training.checkpoint import load_torch, restore_rng, resume_digest, rng_states, save_torch, stale_parts
 from paragen.training.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.models import build_model, vocabulary_for
-from paragen.models.seq2seq import Seq2Seq
+from paragen.models.seq2seq import Loss, Seq2Seq
 from paragen.models.critic import RuleTable
 from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_tables
 from paragen.training.objectives import objective
@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 LOG_FIELDS = ("epoch", "train_loss", "valid_loss", "valid_metric", "wall_time_s", "tokens_per_s", "train_accuracy",
               "valid_accuracy")
 """Columns of train_log.csv; ``training.*.log_metrics`` add ``valid_<metric>`` columns after them."""
+POSTFIX_EVERY = 100
+"""Batches between two updates of the progress bar's running loss: each update waits for the device."""
 
 
 def describe_device(device: torch.device) -> str:
@@ -126,12 +128,40 @@ def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, bat
                     device: torch.device) -> tuple[float, float]:
     """Teacher-forced loss per token and token accuracy (%) on the validation split."""
     model.eval()
-    total, tokens, correct = 0.0, 0, 0
+    sums = EpochSums(device)
     for batch in iterate_batches(data.sources, data.targets, vocab, batch_size):
         result = model.loss(batch.to(device))  # the word NLL, as train_loss reports it (not auxiliary terms)
-        total, tokens, correct = total + result.terms["nll"] * result.tokens, tokens + result.tokens, \
-            correct + result.correct
+        sums.add(result, result.terms)
+    total, tokens, correct, _ = sums.read()
     return total / max(tokens, 1), 100.0 * correct / max(tokens, 1)
+
+
+class EpochSums:
+    """An epoch's summed word NLL, target tokens, correctly predicted tokens and critic loss, kept as one float64
+    tensor on the training device, so that no batch waits for the GPU to report its loss (issue 29's host-device
+    synchronisation); :meth:`read` brings them back once.
+
+    The arithmetic is what summing Python floats did: each batch's float32 mean NLL, widened to float64, times
+    its token count, added in batch order; train_loss comes out bit for bit the same.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.values = torch.zeros(4, dtype=torch.float64, device=device)
+
+    def add(self, result: Loss, terms: dict[str, torch.Tensor]) -> None:
+        tokens = result.tokens.to(torch.float64)
+        critic = terms["critic"].to(torch.float64) * tokens if "critic" in terms else tokens.new_zeros(())
+        self.values += torch.stack([terms["nll"].to(torch.float64) * tokens, tokens,
+                                    result.correct.to(torch.float64), critic])
+
+    def read(self) -> list[float]:
+        """[NLL sum, tokens, correct, critic sum] as Python floats: one wait for the device."""
+        return self.values.tolist()
+
+    def mean_loss(self) -> float:
+        """The epoch's mean token NLL so far (for the progress bar): one wait for the device."""
+        total, tokens = self.values[:2].tolist()
+        return total / max(tokens, 1.0)
 
 
 def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, training: TrainingConfig,
@@ -283,9 +313,10 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
         model.train()
         started = time.perf_counter()
         count, batches = epoch_batches(train_data, lengths, vocab, training.batch_size, training.seed + epoch, world)
-        total_loss, total_tokens, total_correct, total_critic = 0.0, 0, 0, 0.0
-        bar = progress_bar(batches, enabled=progress and world.main, total=count, desc=f"epoch {epoch}", unit="batch")
-        for batch, counts in bar:
+        epoch_sums = EpochSums(device)
+        showing = progress and world.main
+        bar = progress_bar(batches, enabled=showing, total=count, desc=f"epoch {epoch}", unit="batch")
+        for position, (batch, counts) in enumerate(bar, start=1):
             state.optimizer_steps += 1
             set_rate(optimizer, training, state.optimizer_steps, epoch)
             optimizer.zero_grad()
@@ -295,13 +326,12 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             (loss * gradient_weight(result.tokens, counts, world, device)).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
-            tokens, correct = (result.tokens, result.correct) if counts else (0, 0)
-            total_loss, total_tokens = total_loss + terms["nll"] * tokens, total_tokens + tokens
-            total_correct += correct
-            total_critic += terms.get("critic", 0.0) * tokens
-            bar.set_postfix(loss=f"{terms['nll']:.3f}")
-        train_time = time.perf_counter() - started
-        sums = world.all_sum([total_loss, total_tokens, total_correct, total_critic], device)  # every rank's
+            if counts:
+                epoch_sums.add(result, terms)
+            if showing and position % POSTFIX_EVERY == 0:
+                bar.set_postfix(loss=f"{epoch_sums.mean_loss():.3f}")
+        sums = world.all_sum(epoch_sums.read(), device)  # every rank's; the read waits for the queued work
+        train_time = time.perf_counter() - started  # so the clock stops when the device has finished
         if world.main:
             row, metric = _epoch_row(model, valid_data, vocab, training, device, validator, monitors, epoch,
                                      sums, started, train_time)
