@@ -158,7 +158,7 @@ class RealDataset(_Strict):
     drop_longer_target: bool = Field(
         False, description="drop training pairs whose target is longer than the source after segmentation (004 §5.1)")
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
-                                        "counting them in the log (scoring refuses such lines)")
+                                        "counting them in the log (ROUGE scoring refuses such lines)")
     alignment_filter: AlignmentFilter | None = Field(
         None, description="recipe ew_sew_hwang: the classes and score threshold of Hwang et al.'s pairs to keep")
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")
