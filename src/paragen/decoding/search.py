@@ -52,10 +52,15 @@ def normalised(log_prob: float, length: int, alpha: float) -> float:
     return log_prob / (max(length, 1) ** alpha) if alpha > 0 else log_prob
 
 
-def forbid_specials(log_probs: torch.Tensor, never_generated: tuple[int, ...] = ()) -> torch.Tensor:
-    """``<pad>`` and ``<s>`` are never outputs, nor the model's ``never_generated`` ids (SPM's <tpad>, which it
-    learns to follow </s> with, 004 §4.3): every search sets them to -inf, without renormalising the rest."""
-    forbidden = torch.tensor([PAD_ID, BOS_ID, *never_generated], device=log_probs.device)
+def forbidden_ids(model: object, device: torch.device) -> torch.Tensor:
+    """``<pad>`` and ``<s>``, never outputs, and the model's ``never_generated`` ids (SPM's <tpad>, which it
+    learns to follow </s> with, 004 §4.3), on ``device``: made once per search, not once per step."""
+    # models declare never_generated (build_model's protocol); duck-typed stand-ins may leave it out
+    return torch.tensor([PAD_ID, BOS_ID, *getattr(model, "never_generated", ())], device=device)
+
+
+def forbid_specials(log_probs: torch.Tensor, forbidden: torch.Tensor) -> torch.Tensor:
+    """``log_probs`` with the ``forbidden`` ids (:func:`forbidden_ids`) at -inf, the rest not renormalised."""
     return log_probs.index_fill(-1, forbidden, float("-inf"))
 
 
@@ -112,12 +117,12 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     active = list(range(n))  # the sentences still searching, in the order of the rows
     k = 2 * beam_size
     rank = torch.arange(k, device=device).unsqueeze(0)  # (1, k)
+    forbidden = forbidden_ids(model, device)
 
     for length in range(1, max_length + 1):
         m = len(active)
         out = model.step(tokens, state, encoded)
-        # models declare never_generated (build_model's protocol); duck-typed stand-ins may leave it out
-        log_probs = forbid_specials(out.log_probs.float(), getattr(model, "never_generated", ()))
+        log_probs = forbid_specials(out.log_probs.float(), forbidden)
         width = log_probs.size(1)
         candidates = (scores.view(-1, 1) + log_probs).view(m, beam_size * width)
         top_scores, top_index = candidates.topk(min(k, beam_size * width), dim=1)  # (m, k), best first

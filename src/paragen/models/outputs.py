@@ -88,6 +88,9 @@ class WeanOutput(nn.Module):
         elif score != "dot":
             raise ValueError(f"unknown WEAN score {score!r}; allowed: dot, general, concat")
         self.dropout = nn.Dropout(dropout)
+        # ids left out of the softmax, made once on the model's device (not per step: a host-to-device copy);
+        # not persistent, so checkpoints stay as they were
+        self.register_buffer("never_emitted", torch.tensor([PAD_ID, BOS_ID]), persistent=False)
 
     def score_parameters(self) -> int:
         """Parameters of the relevance score f(q, e) (Eq. 5): 0 (dot), k^2 (general), 2k^2 + k (concat)."""
@@ -104,7 +107,7 @@ class WeanOutput(nn.Module):
             scores = self.W_a(q) @ keys.t()
         else:
             scores = self.v(torch.tanh(self.W_q(q).unsqueeze(1) + self.W_e(keys).unsqueeze(0))).squeeze(-1)
-        scores = scores.index_fill(1, torch.tensor([PAD_ID, BOS_ID], device=scores.device), float("-inf"))
+        scores = scores.index_fill(1, self.never_emitted, float("-inf"))
         return OutputResult(torch.log_softmax(scores, dim=-1), attentional=query)
 
 
