@@ -65,7 +65,8 @@ class RNNEncoder(nn.Module):
         joined = per_layer.permute(2, 0, 1, 3).reshape(final.size(1), layers, -1)  # [→h; ←h] per layer
         return self._merged(joined)
 
-    def forward(self, src: torch.Tensor, lengths: torch.Tensor, host_lengths: torch.Tensor | None = None) -> EncoderOutput:
+    def forward(self, src: torch.Tensor, lengths: torch.Tensor,
+                host_lengths: torch.Tensor | None = None) -> EncoderOutput:
         """``lengths`` (batch,) on the model's device; ``host_lengths`` the same on the CPU where the caller has them
         (packing needs them there, and fetching them from a GPU would wait for it)."""
         embedded = self.dropout(self.embedding(src))  # (batch, src_len, emb)
