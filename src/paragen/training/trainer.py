@@ -328,7 +328,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             optimizer.step()
             if counts:
                 epoch_sums.add(result, terms)
-            if showing and position % POSTFIX_EVERY == 0:
+            if showing and (position % POSTFIX_EVERY == 0 or position == count):  # short epochs show it once
                 bar.set_postfix(loss=f"{epoch_sums.mean_loss():.3f}")
         sums = world.all_sum(epoch_sums.read(), device)  # every rank's; the read waits for the queued work
         train_time = time.perf_counter() - started  # so the clock stops when the device has finished
