@@ -268,11 +268,11 @@ def test_real_data_stages_under_both_engines(workflow_dir):
     params = params.replace("datasets:\n", "datasets:\n  turk_mini: {kind: real, fetch: [turkcorpus, asset], "
                             "fetch_scope: eval, splits: [train, valid, test], vocab_size: 5000}\n", 1)
     (workflow_dir / "params.yaml").write_text(params)
-    targets = ["results/tables/datasets.md", "data/segmented/turk_mini.word/vocab.txt"]
+    targets = ["results/tables/datasets.md", "data/vocab/turk_mini.word/vocab.txt"]
     run(["snakemake", "--cores", "2", *targets], workflow_dir)
     table = (workflow_dir / "results/tables/datasets.md").read_text()
     assert "| turk_mini | train | 32,400 |" in table and "NOT the papers' setup" in table
-    assert len((workflow_dir / "data/segmented/turk_mini.word/vocab.txt").read_text().splitlines()) == 5000 + 4
+    assert len((workflow_dir / "data/vocab/turk_mini.word/vocab.txt").read_text().splitlines()) == 5000 + 4
     assert "Nothing to be done" in run(["snakemake", "--cores", "2", "--dry-run", *targets], workflow_dir).stdout
 
     for path in ("data", "results", ".snakemake"):

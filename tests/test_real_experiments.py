@@ -31,7 +31,7 @@ def project(**overrides):
 def test_switched_on_dataset_gets_train_decode_evaluate_stages():
     by_name = {s.name: s for s in stages(project(suites=["turk_mini"], data=["turk_mini"]))}
     train = by_name["train_mini_wean"]
-    assert train.deps == ("data/segmented/turk_mini.word/segment.json", "data/segmented/turk_mini.word/vocab.txt")
+    assert train.deps == ("data/segmented/turk_mini.word", "data/vocab/turk_mini.word/vocab.txt")
     assert "datasets.turk_mini.evaluation" in train.params  # the validation metric's settings
     assert by_name["evaluate_mini_wean"].cmd == "paragen evaluate --params params.yaml --experiment mini_wean"
     report = by_name["report_turk_mini"]
@@ -135,7 +135,8 @@ def test_cli_trains_decodes_evaluates_and_reports_a_real_dataset(tmp_path):
     (tmp_path / "params.yaml").write_text(text + "data: [turk_mini]\n")
     directory = tmp_path / "data/segmented/turk_mini.word"
     _write_tiny_simplification_corpus(directory)
-    run(["paragen", "vocab-build", "--dir", str(directory), "--size", "40", "--shared"], tmp_path)
+    run(["paragen", "vocab-build", "--dir", str(directory), "--out", "data/vocab/turk_mini.word", "--size", "40",
+         "--shared"], tmp_path)
     hidden = tmp_path / "hidden"  # model selection must never read the test split: train without it
     hidden.mkdir()
     for path in directory.glob("test.*"):

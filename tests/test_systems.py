@@ -35,7 +35,7 @@ def test_systems_get_a_compute_and_an_evaluate_stage_and_no_training():
     assert config.active_experiments() == []
     word = stages["system_simp_ppdb_word"]
     assert word.cmd == "paragen system --params params.yaml --name simp_ppdb_word"
-    assert word.deps == ("data/segmented/turk.word/segment.json", "data/raw/ppdb/.complete-eval.json")
+    assert word.deps == ("data/segmented/turk.word", "data/raw/ppdb/.complete-eval.json")
     assert word.params == ("systems.simp_ppdb_word", "rules.ppdb_lexical")
     assert stages["evaluate_simp_ppdb_word"].deps[0] == "runs/simp_ppdb_word/test.hyp"
     assert stages["fetch_ppdb"].cmd.startswith("paragen fetch ppdb --eval-only")

@@ -94,8 +94,8 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
     spec = config.datasets[dataset]
     if isinstance(spec, RealDataset):
         directory = segmented_dir(dataset, spec.segmentation)
-        marker = f"{directory}/segment.json"
-        return ExperimentData(directory, f"{directory}/vocab.txt", True, (marker,), (marker,), evaluated=True)
+        vocab = f"{segmented_vocab_dir(dataset, spec.segmentation)}/vocab.txt"
+        return ExperimentData(directory, vocab, True, (directory,), (directory,), evaluated=True)
     if isinstance(spec, HeadlineSyntheticDataset):
         return ExperimentData(
             f"data/prepared/{dataset}", vocab_path(dataset), False,
@@ -121,9 +121,22 @@ def fetch_marker(entry: str, scope: str) -> str:
     return f"data/raw/{entry}/.complete-{scope}.json"
 
 
+def prepared_dir(recipe: str) -> str:
+    """Where ``paragen prepare RECIPE`` (or ``prepare-local``) writes: a directory its stage owns whole and both
+    engines declare as an output, so no file an earlier configuration wrote there can be read later."""
+    return f"data/prepared/{recipe}"
+
+
 def segmented_dir(dataset: str, scheme: str) -> str:
-    """Where ``paragen segment RECIPE --name DATASET --scheme SCHEME`` writes."""
+    """Where ``paragen segment RECIPE --name DATASET --scheme SCHEME`` writes (a directory output, like
+    :func:`prepared_dir`)."""
     return f"data/segmented/{dataset}.{scheme}"
+
+
+def segmented_vocab_dir(dataset: str, scheme: str) -> str:
+    """Where ``paragen vocab-build`` writes a real dataset's vocabularies: beside, not inside, the segmented
+    directory, which the segment stage owns whole."""
+    return f"data/vocab/{dataset}.{scheme}"
 
 
 def hyp_path(row: str, split: str = "test") -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import IO, Any, Iterator
@@ -55,6 +56,34 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+
+
+@contextlib.contextmanager
+def replaced_directory(path: str | Path) -> Iterator[Path]:
+    """Yield an empty temporary directory beside ``path``; when the block succeeds it replaces ``path`` whole.
+
+    A stage that owns a directory (``data/prepared/<dataset>/``, ``data/segmented/<name>.<scheme>/``) writes it
+    through this, so the directory holds exactly what the last run wrote: a reference, split or BPE file an
+    earlier configuration produced cannot survive to be read by a later stage, and a crash publishes nothing
+    (the old directory stays as it was). The swap is two renames on one file system, so a reader sees the old
+    directory, then briefly none, then the new one, never a mixture."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        yield staging
+        os.chmod(staging, 0o777 & ~current_umask())
+        retired = path.parent / f".{path.name}.{os.getpid()}.old"
+        if retired.exists():
+            shutil.rmtree(retired)
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.exists():
+            os.rename(path, retired)
+        os.rename(staging, path)
+        shutil.rmtree(retired, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def write_text(path: str | Path, text: str) -> None:

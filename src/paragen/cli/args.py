@@ -59,15 +59,25 @@ def named_input_file(value: str) -> str:
     return value
 
 
-def positive_int(value: str) -> int:
-    """A whole number of at least 1."""
+def whole_number(value: str, least: int) -> int:
+    """A whole number of at least ``least``, or argparse's error saying what was expected."""
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r}: expected a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{value}: expected a number of at least 1")
+    if number < least:
+        raise argparse.ArgumentTypeError(f"{value}: expected a number of at least {least}")
     return number
+
+
+def positive_int(value: str) -> int:
+    """A whole number of at least 1."""
+    return whole_number(value, 1)
+
+
+def non_negative_int(value: str) -> int:
+    """A whole number of at least 0 (a count allowed to be zero)."""
+    return whole_number(value, 0)
 
 
 def line_numbers(value: str) -> list[int]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.atomic import write_json
-from paragen.cli.args import input_dir, output_dir, positive_int
+from paragen.cli.args import input_dir, non_negative_int, output_dir, positive_int
 from paragen.cli.common import Commands, load_params
 from paragen.config import ConfigError
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, read_split
@@ -93,7 +93,7 @@ def cmd_prepare(args: argparse.Namespace) -> None:
         options["min_score"] = args.min_score
     options.update({key: True for key in ("deduplicate", "drop_identical") if getattr(args, key)})
     prepare_dataset(args.dataset, args.split, args.raw_root, args.out_root, options, check_counts=not args.no_check,
-                    max_line_chars=args.max_line_chars)
+                    max_line_chars=args.max_line_chars, max_overlap=args.max_overlap)
 
 
 def cmd_prepare_local(args: argparse.Namespace) -> None:
@@ -121,7 +121,7 @@ def cmd_vocab_build(args: argparse.Namespace) -> None:
     from paragen.data.vocabularies import build_vocabularies
     from paragen.data.vocabulary import SPECIALS, Vocabulary
 
-    for path in build_vocabularies(args.dir, args.size, args.shared):
+    for path in build_vocabularies(args.dir, args.size, args.shared, args.out):
         print(f"{path}: {len(Vocabulary.load(path)) - len(SPECIALS):,} tokens besides the special symbols")
 
 
@@ -144,13 +144,11 @@ def cmd_evalsets(args: argparse.Namespace) -> None:
         except FetchError as error:
             message = str(error) if str(error).startswith(f"{name}:") else f"{name}: {error}"
             print(f"{message}\n(continuing with what is there)", file=sys.stderr)
-        for split in recipe.splits:
-            if split == "train" and name != "turk_mini":  # turk-mini's training data is in the mirror
-                continue
-            try:
-                prepare_dataset(name, [split])
-            except CorpusError as error:
-                print(f"{name} {split}: not prepared: {error}", file=sys.stderr)
+        try:  # one call per dataset (each replaces data/prepared/<name>/ whole); turk-mini's train is in the mirror
+            prepare_dataset(name, [s for s in recipe.splits if s != "train" or name == "turk_mini"],
+                            skip_unavailable=True)
+        except CorpusError as error:
+            print(f"{name}: not prepared: {error}", file=sys.stderr)
     try:
         fetch_dataset("dress_outputs", [args.mirror], "eval", progress=False)  # listed in the table, not prepared
     except FetchError as error:
@@ -187,6 +185,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--max-line-chars", type=positive_int, default=MAX_LINE_CHARS,
                    help=f"drop pairs with a line longer than this, counting them in the log (default {MAX_LINE_CHARS:,}; "
                    "params.yaml: datasets.<name>.max_line_chars)")
+    p.add_argument("--max-overlap", type=non_negative_int, default=0,
+                   help="refuse when more evaluation lines than this share a source sentence with the training split "
+                   "(or a test line with validation); default 0; params.yaml: datasets.<name>.max_overlap")
     p = add("prepare-local", cmd_prepare_local, "check a kind: local dataset's own files (present, digest, UTF-8, "
             "aligned) and prepare them as a real dataset's")
     p.add_argument("--dataset", required=True, help="a dataset of kind: local under params.yaml's datasets:")
@@ -208,6 +209,8 @@ def register(commands: Commands) -> None:
             params=False)
     p.add_argument("--dir", required=True, type=input_dir,
                    help="segmented dataset directory holding train.src / train.tgt")
+    p.add_argument("--out", type=output_dir, default=None,
+                   help="directory the vocabularies are written to (default: --dir; the DAG: data/vocab/NAME.SCHEME)")
     p.add_argument("--size", type=int, default=None, help="tokens besides the 4 special symbols (default: all)")
     p.add_argument("--shared", action="store_true", help="one vocabulary for source and target")
     p = add("generate", cmd_generate, "generate CopyNet's synthetic rule dataset")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, NonNegativeInt, model_validator
 
 from paragen.data.corpus import MAX_LINE_CHARS
 from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE
@@ -159,6 +159,10 @@ class RealDataset(_Strict):
         False, description="drop training pairs whose target is longer than the source after segmentation (004 §5.1)")
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (ROUGE scoring refuses such lines)")
+    max_overlap: NonNegativeInt = Field(
+        0, description="prepare refuses the dataset when more evaluation lines than this have a source sentence that "
+        "also appears in training, or in validation for a test split (prepare.json counts them; a table's caption "
+        "states any overlap allowed)")
     alignment_filter: AlignmentFilter | None = Field(
         None, description="recipe ew_sew_hwang: the classes and score threshold of Hwang et al.'s pairs to keep")
     vocab_size: PositiveInt | None = Field(None, description="tokens besides the 4 special symbols; null keeps all")

@@ -16,9 +16,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paragen.atomic import write_json
+from paragen.atomic import replaced_directory, write_json
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.data.fetch import digests
+from paragen.data.overlap import check_overlap
 from paragen.data.prepare import Split, deduplicate, drop_empty, drop_overlong, strip_specials, write_split
 
 if TYPE_CHECKING:  # data sits below config (docs/architecture.md): the schema is for annotations only
@@ -58,9 +59,13 @@ def read_local_split(name: str, split: str, dataset: LocalDataset) -> Split:
 
 
 def prepare_local(name: str, dataset: LocalDataset, out_root: str | Path = "data/prepared") -> dict[str, dict]:
-    """Check every split's files, then write them prepared; returns per-split counts and notes (prepare.json)."""
+    """Check every split's files, then write them prepared; returns per-split counts and notes (prepare.json).
+
+    ``data/prepared/<name>/`` is replaced whole (:func:`paragen.atomic.replaced_directory`): a reference or split
+    that params.yaml no longer lists is gone with it, never scored again. Overlap between the splits is measured
+    and refused above ``max_overlap`` (:mod:`paragen.data.overlap`)."""
     splits = {split: read_local_split(name, split, dataset) for split in dataset.files}  # all checked first
-    out_dir = Path(out_root) / name
+    prepared: dict[str, Split] = {}
     summary = {}
     for split, data in splits.items():
         if dataset.strip_specials:
@@ -73,8 +78,13 @@ def prepare_local(name: str, dataset: LocalDataset, out_root: str | Path = "data
         for note in data.notes:
             log.info("%s %s: %s", name, split, note)
         print(f"{name} {split}: {len(data):,} pairs, {len(data.references)} reference(s)")
-        write_split(out_dir, split, data)
+        prepared[split] = data
         summary[split] = {"pairs": len(data), "references": len(data.references), "paper": None, "notes": data.notes}
+    overlap = check_overlap(name, prepared, dataset.max_overlap, f"datasets.{name}.max_overlap")
     files = {f.path: f.sha256 or digests(Path(f.path))[0] for s in dataset.files.values() for f in s.files()}
-    write_json(out_dir / "prepare.json", {"dataset": name, "kind": "local", "files": files, "splits": summary})
+    with replaced_directory(Path(out_root) / name) as staging:
+        for split, data in prepared.items():
+            write_split(staging, split, data)
+        write_json(staging / "prepare.json", {"dataset": name, "kind": "local", "files": files, "splits": summary,
+                                              "overlap": overlap})
     return summary

@@ -12,14 +12,16 @@ from __future__ import annotations
 import logging
 import random
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from paragen.atomic import atomic_open, write_json
+from paragen.atomic import atomic_open, replaced_directory, write_json
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_raw
 from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE, HWANG_FILES, NISIOI_PAIRS, read_hwang
 from paragen.data.lcsts import read_lcsts
+from paragen.data.overlap import check_overlap
 
 log = logging.getLogger(__name__)
 
@@ -344,8 +346,15 @@ def write_split(out_dir: Path, split: str, data: Split) -> None:
 
 def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | Path = "data/raw",
                     out_root: str | Path = "data/prepared", options: dict | None = None,
-                    check_counts: bool = True, max_line_chars: int = MAX_LINE_CHARS) -> dict[str, dict]:
-    """Prepare the requested splits (default: all); returns per-split counts and notes."""
+                    check_counts: bool = True, max_line_chars: int = MAX_LINE_CHARS,
+                    skip_unavailable: bool = False, max_overlap: int = 0) -> dict[str, dict]:
+    """Prepare the requested splits (default: all) into ``out_root/<name>/``; returns per-split counts and notes.
+
+    The directory is replaced whole (:func:`paragen.atomic.replaced_directory`): it holds exactly the splits and
+    references this call wrote, so a split or reference an earlier call wrote cannot be read afterwards, and a
+    failing split publishes nothing. ``skip_unavailable`` leaves out (and reports) a split whose raw files are
+    missing instead of failing (``paragen evalsets``). Overlap between the splits is measured and refused above
+    ``max_overlap`` (:func:`paragen.data.overlap.check_overlap`)."""
     if name not in RECIPES:
         raise CorpusError(f"unknown dataset {name!r}; allowed values: {', '.join(sorted(RECIPES))}")
     recipe = RECIPES[name]
@@ -353,10 +362,16 @@ def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | 
     unknown = set(splits or ()) - set(recipe.splits)
     if unknown:
         raise CorpusError(f"{name}: unknown split(s) {sorted(unknown)}; allowed values: {list(recipe.splits)}")
-    out_dir = Path(out_root) / name
+    built: dict[str, Split] = {}
     summary = {}
     for split in splits or recipe.splits:
-        data = recipe.build(Path(raw_root), split, options)
+        try:
+            data = recipe.build(Path(raw_root), split, options)
+        except CorpusError as error:
+            if not skip_unavailable:
+                raise
+            print(f"{name} {split}: not prepared: {error}", file=sys.stderr)
+            continue
         if options.get("lowercase_strip_specials"):
             data = strip_specials(data)
         data = drop_overlong(data, max_line_chars)
@@ -369,8 +384,13 @@ def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | 
                 and split not in recipe.informational:
             raise CountMismatch(f"{name} {split}: {len(data):,} pairs after preparation, the paper reports "
                                 f"{expected:,}; the raw files may differ from the papers' (pass --no-check to keep them)")
-        write_split(out_dir, split, data)
+        built[split] = data
         summary[split] = {"pairs": len(data), "references": len(data.references), "paper": expected,
                           "notes": data.notes}
-    write_json(out_dir / "prepare.json", {"dataset": name, "options": options, "splits": summary})
+    overlap = check_overlap(name, built, max_overlap, "--max-overlap")
+    with replaced_directory(Path(out_root) / name) as staging:
+        for split, data in built.items():
+            write_split(staging, split, data)
+        write_json(staging / "prepare.json", {"dataset": name, "options": options, "splits": summary,
+                                              "overlap": overlap})
     return summary

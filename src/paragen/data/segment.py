@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from paragen.atomic import atomic_open, write_json
+from paragen.atomic import atomic_open, replaced_directory, write_json
 from paragen.data.corpus import CorpusError, characters, read_lines
 from paragen.progress import progress_bar
 
@@ -119,31 +119,31 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
         raise CorpusError(f"{source_dir}: not prepared (run `paragen prepare {dataset}`)")
     out_dir = Path(out_root) / f"{name or dataset}.{scheme}"
     files = sorted(p for p in source_dir.iterdir() if p.suffix in (".src", ".tgt") or ".ref." in p.name)
-    codes = None
-    if scheme == "bpe":
-        train = [source_dir / "train.src", source_dir / "train.tgt"]
-        missing = [str(p) for p in train if not p.exists()]
-        if missing:
-            raise CorpusError(f"BPE is learned on the training split, which is missing: {', '.join(missing)}")
-        codes = out_dir / "bpe.codes"
-        out_dir.mkdir(parents=True, exist_ok=True)
-        lines = [line.lower() if lowercase else line for path in train for line in read_lines(path)]
-        learn_bpe_codes(lines, merges, codes)
-    segmented = {path.name: segment_lines(read_lines(path), scheme, codes, lowercase, workers, progress=progress,
-                                          desc=path.name) for path in files}
-    dropped = 0
-    if drop_longer_target and "train.src" in segmented:
-        keep = drop_longer_targets(segmented["train.src"], segmented["train.tgt"])
-        dropped = len(segmented["train.src"]) - len(keep)
-        for name in ("train.src", "train.tgt"):
-            segmented[name] = [segmented[name][i] for i in keep]
-        log.info("%s train: %d pairs with a target longer than the source dropped", dataset, dropped)
-    for name, lines in segmented.items():
-        with atomic_open(out_dir / name) as handle:
-            handle.writelines(line + "\n" for line in lines)
-        log.info("%s: %d lines", out_dir / name, len(lines))
-    write_json(out_dir / "segment.json", {"dataset": dataset, "scheme": scheme, "lowercase": lowercase,
-                                         "merges": merges if scheme == "bpe" else None,
-                                         "dropped_longer_target": dropped,
-                                         "files": {n: len(lines) for n, lines in segmented.items()}})
+    with replaced_directory(out_dir) as staging:  # exactly this run's files: no stale split, reference or codes
+        codes = None
+        if scheme == "bpe":
+            train = [source_dir / "train.src", source_dir / "train.tgt"]
+            missing = [str(p) for p in train if not p.exists()]
+            if missing:
+                raise CorpusError(f"BPE is learned on the training split, which is missing: {', '.join(missing)}")
+            codes = staging / "bpe.codes"
+            lines = [line.lower() if lowercase else line for path in train for line in read_lines(path)]
+            learn_bpe_codes(lines, merges, codes)
+        segmented = {path.name: segment_lines(read_lines(path), scheme, codes, lowercase, workers,
+                                              progress=progress, desc=path.name) for path in files}
+        dropped = 0
+        if drop_longer_target and "train.src" in segmented:
+            keep = drop_longer_targets(segmented["train.src"], segmented["train.tgt"])
+            dropped = len(segmented["train.src"]) - len(keep)
+            for name in ("train.src", "train.tgt"):
+                segmented[name] = [segmented[name][i] for i in keep]
+            log.info("%s train: %d pairs with a target longer than the source dropped", dataset, dropped)
+        for name, lines in segmented.items():
+            with atomic_open(staging / name) as handle:
+                handle.writelines(line + "\n" for line in lines)
+            log.info("%s: %d lines", out_dir / name, len(lines))
+        write_json(staging / "segment.json", {"dataset": dataset, "scheme": scheme, "lowercase": lowercase,
+                                              "merges": merges if scheme == "bpe" else None,
+                                              "dropped_longer_target": dropped,
+                                              "files": {n: len(lines) for n, lines in segmented.items()}})
     return out_dir

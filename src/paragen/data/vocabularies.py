@@ -15,12 +15,16 @@ from paragen.data.corpus import CorpusError, iter_lines
 from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 
-def build_vocabularies(directory: str | Path, size: int | None, shared: bool) -> list[Path]:
-    """Write ``vocab.txt`` (shared) or ``vocab.src.txt`` and ``vocab.tgt.txt`` into ``directory``.
+def build_vocabularies(directory: str | Path, size: int | None, shared: bool,
+                       out_dir: str | Path | None = None) -> list[Path]:
+    """Write ``vocab.txt`` (shared) or ``vocab.src.txt`` and ``vocab.tgt.txt`` into ``out_dir`` (default:
+    ``directory``, which holds the segmented ``train.src`` and ``train.tgt``).
 
-    ``size`` counts tokens besides the four special symbols, as the papers' sizes do.
+    ``size`` counts tokens besides the four special symbols, as the papers' sizes do. The DAG writes them to
+    ``data/vocab/<name>.<scheme>/``, outside the segmented directory, which the segment stage owns whole.
     """
     directory = Path(directory)
+    out = Path(out_dir) if out_dir is not None else directory
     sides = {side: directory / f"train.{side}" for side in ("src", "tgt")}
     missing = [str(p) for p in sides.values() if not p.exists()]
     if missing:
@@ -30,12 +34,10 @@ def build_vocabularies(directory: str | Path, size: int | None, shared: bool) ->
 
     size = None if size is None else size + len(SPECIALS)
     if shared:
-        out = directory / "vocab.txt"
-        Vocabulary.build([corpus("src"), corpus("tgt")], size).save(out)
-        return [out]
+        Vocabulary.build([corpus("src"), corpus("tgt")], size).save(out / "vocab.txt")
+        return [out / "vocab.txt"]
     written = []
     for side in sides:
-        out = directory / f"vocab.{side}.txt"
-        Vocabulary.build([corpus(side)], size).save(out)
-        written.append(out)
+        Vocabulary.build([corpus(side)], size).save(out / f"vocab.{side}.txt")
+        written.append(out / f"vocab.{side}.txt")
     return written

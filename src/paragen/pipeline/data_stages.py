@@ -3,7 +3,8 @@ the real datasets switched on in ``data``, then the datasets table; and which re
 
 from __future__ import annotations
 
-from paragen.artifacts import fetch_marker, generated_files, prepared, segmented_dir, vocab_path
+from paragen.artifacts import (fetch_marker, generated_files, prepared, prepared_dir, segmented_dir,
+                               segmented_vocab_dir, vocab_path)
 from paragen.config import LocalDataset, ParagenConfig, RealDataset, rules_used
 from paragen.pipeline.report_items import datasets_items
 from paragen.pipeline.resources import FETCH_STAGE, data_resources
@@ -45,14 +46,14 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
     for name, spec in real.items():
         assert isinstance(spec, RealDataset)
         recipe = spec.recipe or name
-        prepared = f"data/prepared/{recipe}/prepare.json"
+        prepared = prepared_dir(recipe)  # the whole directory: the stage replaces it, both engines declare it
         sized = data_resources(config, name)  # once per dataset: a local dataset's size is its files' line count
         if isinstance(spec, LocalDataset):  # the user's own files: checked and prepared, never fetched
             result.append(Stage(
                 name=f"prepare_{name}", step="prepare",
                 cmd=shell_command("paragen", "prepare-local", "--params", PARAMS_FILE, "--dataset", name),
-                deps=tuple(spec.paths()), outs=(prepared,),
-                params=set_keys(name, spec, ("files", "strip_specials", "max_line_chars", "dedup")),
+                deps=tuple(spec.paths()), outs=(prepared,), directories=(prepared,),
+                params=set_keys(name, spec, ("files", "strip_specials", "max_line_chars", "dedup", "max_overlap")),
                 resources=sized.prepare))
         elif prepared not in prepared_markers:  # datasets sharing a recipe share its preparation
             prepared_markers.append(prepared)
@@ -61,10 +62,11 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
                 cmd=shell_command("paragen", "prepare", recipe, *(w for split in spec.splits for w in ("--split", split)),
                              *(("--lowercase-strip-specials",) if spec.strip_specials else ()),
                              *(spec.alignment_filter.cli_options() if spec.alignment_filter else ()),
-                             "--max-line-chars", str(spec.max_line_chars)),
-                deps=tuple(fetch_marker(e, scopes[e]) for e in spec.fetch), outs=(prepared,),
+                             "--max-line-chars", str(spec.max_line_chars),
+                             *(("--max-overlap", str(spec.max_overlap)) if spec.max_overlap else ())),
+                deps=tuple(fetch_marker(e, scopes[e]) for e in spec.fetch), outs=(prepared,), directories=(prepared,),
                 params=set_keys(name, spec, ("fetch", "fetch_scope", "splits", "strip_specials", "max_line_chars",
-                                              "alignment_filter")),
+                                              "alignment_filter", "max_overlap")),
                 resources=sized.prepare))  # the splits this command prepares
         directory = segmented_dir(name, spec.segmentation)
         options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
@@ -74,18 +76,19 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
             name=f"segment_{name}", step="segment",
             cmd=shell_command("paragen", "segment", recipe, "--scheme", spec.segmentation, "--name", name, *options,
                          "--quiet"),
-            deps=(prepared,), outs=(f"{directory}/segment.json",),
+            deps=(prepared,), outs=(directory,), directories=(directory,),
             params=set_keys(name, spec, ("segmentation", "merges", "lowercase", "drop_longer_target")),
             resources=sized.segment))
         if "train" in spec.splits:
-            vocab_files = (f"{directory}/vocab.txt",) if spec.shared_vocab else (
-                f"{directory}/vocab.src.txt", f"{directory}/vocab.tgt.txt")
+            vocab_dir = segmented_vocab_dir(name, spec.segmentation)
+            vocab_files = (f"{vocab_dir}/vocab.txt",) if spec.shared_vocab else (
+                f"{vocab_dir}/vocab.src.txt", f"{vocab_dir}/vocab.tgt.txt")
             size = ("--size", str(spec.vocab_size)) if spec.vocab_size else ()
             result.append(Stage(
                 name=f"vocab_{name}", step="vocab",
-                cmd=shell_command("paragen", "vocab-build", "--dir", directory, *size,
+                cmd=shell_command("paragen", "vocab-build", "--dir", directory, "--out", vocab_dir, *size,
                              *(("--shared",) if spec.shared_vocab else ())),
-                deps=(f"{directory}/segment.json",), outs=vocab_files,
+                deps=(directory,), outs=vocab_files,
                 params=set_keys(name, spec, ("vocab_size", "shared_vocab")), resources=sized.vocab))
     if prepared_markers:
         tables = ("results/tables/datasets.md", "results/tables/datasets.csv")

@@ -14,6 +14,7 @@ from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
 from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
 from paragen.pipeline.tables import TablePlan
+from paragen.training.stopping import SESSIONS_FILE
 
 
 def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
@@ -30,7 +31,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         cmd=train_command(exp, spec.gpus),
         deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
-        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv")
+        outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv", f"{run}/{SESSIONS_FILE}")
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
         threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),

@@ -33,11 +33,15 @@ class Stage:
     uncached: tuple[str, ...] = field(default=())  # outs kept in git (results/), not the DVC cache
     report: tuple[ReportItem, ...] = ()  # outs a person reads: Snakemake's --report shows them; DVC ignores this
     resources: Resources = CPU_STAGE  # what a cluster job for it asks for (Snakemake's resources:; DVC ignores it)
+    directories: tuple[str, ...] = ()  # outs that are whole directories the stage owns (Snakemake: directory())
 
     def __post_init__(self) -> None:
         stray = [item.path for item in self.report if item.path not in self.outs]
         if stray:
             raise ValueError(f"stage {self.name}: report items {stray} are not among its outputs {list(self.outs)}")
+        stray = [path for path in self.directories if path not in self.outs]
+        if stray:
+            raise ValueError(f"stage {self.name}: directories {stray} are not among its outputs {list(self.outs)}")
 
 
 def shell_command(*words: str) -> str:
