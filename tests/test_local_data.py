@@ -117,11 +117,12 @@ def test_your_own_data_trains_and_scores_through_snakemake_and_dvc(workflow_dir)
     run(["snakemake", "--cores", "2", TABLE])
     table = (workflow_dir / TABLE).read_text()
     rows = [line for line in table.splitlines() if line.startswith(("| Enc-Dec |", "| WEAN |"))]
-    assert len(rows) == 2 and not any("not run" in row for row in rows)
-    assert table.count("none (your own data)") == 1  # said once, in the caption
-    assert "BLEU" in table and "SARI" in table and "ROUGE" not in table
-    metrics = yaml.safe_load((workflow_dir / "results/metrics/m_wean.json").read_text())
-    assert metrics["references"] == 2 and metrics["count"] == 12
+    assert len(rows) == 2 and not any("not run" in row or " / " in row for row in rows)  # our numbers alone
+    assert "| model | valid BLEU | valid SARI | test BLEU | test SARI |" in table  # every split but train
+    assert table.count("no paper reports numbers") == 1  # said once, in the caption
+    assert "ROUGE" not in table and "paper / reproduced" not in table
+    metrics = yaml.safe_load((workflow_dir / "results/metrics/m_wean.json").read_text())["splits"]
+    assert (metrics["test"]["references"], metrics["test"]["count"], metrics["valid"]["count"]) == (2, 12, 12)
     assert "Nothing to be done" in run(["snakemake", "--cores", "2", "--dry-run", TABLE]).stdout
     # a changed file re-runs its dataset's stages, the rows trained on it and the table, and nothing else
     (workflow_dir / "mydata/valid.ref1").write_text((LOCAL / "valid.tgt").read_text())
@@ -176,32 +177,83 @@ def test_every_model_of_params_yaml_can_train_on_a_local_dataset(tmp_path):
             ("encdec", False, False, False, False)} <= built, built
 
 
-def test_the_readmes_own_data_example_is_a_valid_configuration():
-    """The entries README.md tells a user to add, added to the project's params.yaml, give the stages of a local
-    dataset, a WEAN row on it and a table of its own."""
+def readme_own_data() -> tuple[str, dict[str, dict], str]:
+    """README.md's "Train on your own data": the section, the entries it tells a user to add (by params.yaml
+    section: its indented lines under "# under KEY:") and the one command it tells them to run."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("## Train on your own data")
+    section = readme[start:readme.index("\n## ", start)]
+    indented = [line[4:] for line in section.splitlines() if line.startswith("    ")]
+    commands = [line for line in indented if line.startswith("snakemake ")]
+    assert len(commands) == 1, commands
+    key, blocks = None, {}
+    for line in indented:
+        if line.startswith("# under "):
+            key = line.removeprefix("# under ").rstrip(":")
+        elif line not in commands:
+            blocks.setdefault(key, []).append(line)
+    return section, {key: yaml.safe_load("\n".join(lines)) for key, lines in blocks.items()}, commands[0]
+
+
+def test_the_readmes_own_data_example_is_a_valid_configuration_with_one_name_per_role():
+    """The entries README.md tells a user to add, added to the project's params.yaml with the command's switches,
+    give the stages of a local dataset, a small row on it and a table of its own; dataset, experiment, table and
+    suite have distinct names, and the command's `suites=[...]` names the table's suite, `data=[...]` the dataset."""
+    import shlex
+
     from paragen.config import load_config, parse_config
     from paragen.pipeline.plan import build_plan
 
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Train on your own data"):readme.index("## Where results go")]
-    example = [line[4:] for line in section.splitlines() if line.startswith("    ")]
+    section, entries, command = readme_own_data()
+    assert set(entries) == {"datasets", "experiments", "tables"}
+    (dataset,), (experiment,), (table,) = (list(entries[key]) for key in ("datasets", "experiments", "tables"))
+    spec, row = entries["tables"][table], entries["experiments"][experiment]
+    suite = spec["suite"]
+    assert len({dataset, experiment, table, suite}) == 4, (dataset, experiment, table, suite)
+    assert row["dataset"] == dataset and list(spec["rows"].values()) == [experiment] and spec["paper"] == "own"
+    assert (row["model"], row["training"]) == ("small", "small")  # the CPU preset, not a paper's model
+    switches = dict(arg.split("=", 1) for arg in shlex.split(command) if "=" in arg)
+    assert switches == {"suites": f"[{suite}]", "data": f"[{dataset}]"}, command
     raw = load_config(ROOT / "params.yaml").model_dump(exclude_unset=True)
-    key = None
-    blocks: dict[str, list[str]] = {}
-    for line in example:
-        if line.startswith("# under "):
-            key = line.removeprefix("# under ").rstrip(":")
-        else:
-            blocks.setdefault(key, []).append(line)
-    assert set(blocks) == {"datasets", "experiments", "tables"}
-    for key, lines in blocks.items():
-        raw[key].update(yaml.safe_load("\n".join(lines)))
-    raw.update(suites=["mine"], data=["mine"])
+    for key, added in entries.items():
+        raw[key].update(added)
+    raw.update({key: yaml.safe_load(value) for key, value in switches.items()})
     plan = build_plan(parse_config(raw))
-    assert {"prepare_mine", "segment_mine", "vocab_mine", "train_mine_wean", "evaluate_mine_wean",
-            "report_mine"} <= {s.name for s in plan.stages}
-    prepare = next(s for s in plan.stages if s.name == "prepare_mine")
+    assert {f"prepare_{dataset}", f"segment_{dataset}", f"vocab_{dataset}", f"train_{experiment}",
+            f"decode_{experiment}_valid", f"decode_{experiment}_test", f"evaluate_{experiment}",
+            f"report_{table}"} <= {s.name for s in plan.stages}
+    prepare = next(s for s in plan.stages if s.name == f"prepare_{dataset}")
     assert "mydata/test.ref1" in prepare.deps and prepare.cmd.startswith("paragen prepare-local")
+    assert "dvc.lock" in section and "paragen dvc-commit" in section  # what the --config form leaves unrecorded
+
+
+def test_the_small_preset_is_a_one_layer_bigru_rnnsearch_that_trains_briefly():
+    """models.small and training.small (README: a first try on a CPU) are RNNSearch at embedding 64 / hidden 128
+    with one layer a side and a few epochs; their parameters at a 1,000-word vocabulary stay within RNNSearch's
+    count (Bahdanau et al., 2015) worked out from those sizes, and far below the papers' models'."""
+    from paragen.config import load_config
+    from paragen.models import build_model
+
+    config = load_config(ROOT / "params.yaml")
+    model, training = config.models["small"], config.training["small"]
+    assert (model.architecture, model.cell, model.attention, model.bidirectional) == ("rnnsearch", "gru",
+                                                                                     "bahdanau", True)
+    assert (model.encoder_layers, model.decoder_layers, model.embedding_size, model.hidden_size) == (1, 1, 64, 128)
+    assert training.max_epochs <= 10 and training.patience < training.max_epochs
+    e, h, v = 64, 128, 1000
+
+    def gru(inputs: int) -> int:  # three gates, each with input and recurrent weights and two biases
+        return 3 * (inputs * h + h * h + 2 * h)
+
+    bound = (v * e  # one embedding table for both sides
+             + 2 * gru(e)  # the bidirectional encoder
+             + gru(e + 2 * h)  # the decoder reads the previous word and the context of both directions
+             + h * h + 2 * h * h + h + h  # attention: query and memory projections (bias), the scoring vector
+             + 2 * h * h + h  # the decoder's first state from the encoder's
+             + 3 * h * h + h + h * v + v)  # the output: [state; context] -> h, then h -> the vocabulary
+    count = sum(p.numel() for p in build_model(model, v).parameters())
+    assert count <= bound < 700_000
+    assert count * 5 < sum(p.numel() for p in build_model(config.models["wean_simp"], v).parameters())
 
 
 def test_cluster_requests_size_a_local_split_by_its_lines(tmp_path, monkeypatch):

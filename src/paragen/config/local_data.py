@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from paragen.config.base import Name, _Strict
-from paragen.config.datasets import RealDataset
+from paragen.config.base import Name, _Strict, _unique
+from paragen.config.datasets import Evaluation, RealDataset
 
 LOCAL_PATH = re.compile(r"[A-Za-z0-9._+/-]+")
 """What a local file's path may contain: it becomes an input of both engines (Snakemake reads ``{`` as a
@@ -66,6 +66,16 @@ class LocalSplit(_Strict):
         return [self.source, self.target, *self.references]
 
 
+class LocalEvaluation(Evaluation):
+    """A local dataset's scoring: the real datasets' metrics, plus exact match, which your own task may be judged
+    by (a rewrite with one right answer) while none of the papers' corpora is."""
+
+    metrics: list[Literal["bleu", "sari", "rouge", "oddgen", "exact"]] = Field(  # type: ignore[assignment]
+        ["bleu"], min_length=1, description="oddgen: 004 §6.1's odd-generation counts against the first reference; "
+        "exact: % of outputs equal to the first reference token for token (case and all; BPE restored), which gives "
+        "a table of your own an exact-match column")
+
+
 class LocalDataset(RealDataset):
     """Your own corpus (``kind: local``): ``files`` per split instead of a registry download and a recipe."""
 
@@ -74,8 +84,13 @@ class LocalDataset(RealDataset):
     fetch: list[str] = Field(default_factory=list, max_length=0, description="none: the files are local")
     splits: list[str] = Field(default_factory=list, description="the keys of files (set from them)")
     files: dict[Name, LocalSplit] = Field(description="split -> its files; train, valid and test are required, "
-                                          "further test splits may be added (name them in test_splits)")
+                                          "further test splits may be added (decoded and scored like test)")
     dedup: bool = Field(False, description="drop repeated (source, target) pairs of the training split")
+    evaluation: LocalEvaluation = Field(  # type: ignore[assignment]
+        default_factory=LocalEvaluation, description="how `paragen evaluate` scores the outputs of each test split")
+    test_splits: Annotated[list[str], Field(min_length=1), AfterValidator(_unique)] | None = Field(  # type: ignore
+        None, description="the splits an experiment decodes and scores, each one of files; null: every split but "
+        "train (valid, test and any further one), so a table of your own shows each")
 
     @model_validator(mode="after")
     def _test_splits_are_splits(self) -> "LocalDataset":  # replaces RealDataset's check: splits come from files
@@ -90,6 +105,8 @@ class LocalDataset(RealDataset):
         if self.files["train"].references:
             raise ValueError("files.train.references: training uses one target per source")
         object.__setattr__(self, "splits", list(self.files))
+        if self.test_splits is None:  # a user's own table shows how the model does on every split
+            object.__setattr__(self, "test_splits", [s for s in self.files if s != "train"])
         for split in self.test_splits:
             if split not in self.files:
                 raise ValueError(f"test_splits: {split!r} is not one of files; allowed values: {list(self.files)}")

@@ -8,12 +8,12 @@ DAG and the report cannot disagree about what a table shows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paragen.artifacts import (aligned_pairs_outputs, alignment_path, experiment_data, figure_paths,
                                heatmap_path, metrics_path, oddgen_figure_path, run_dir, table_outputs)
-from paragen.config import Comparison, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
-from paragen.config.papers import PaperTable
+from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
+from paragen.config.papers import Column, PaperTable
 from paragen.config.seeds import replica_runs, replicas
 
 
@@ -175,6 +175,11 @@ class TablePlan:
         return (self.tables + self.figures + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
 
+    @property
+    def own(self) -> bool:
+        """A table of your own data (``paper: own``): no published numbers, every cell is ours."""
+        return self.paper.study == "own"
+
     def row_of(self, experiment: str) -> str:
         """The first row label naming an experiment."""
         return next(label for label, row in self.rows.items() if row.name == experiment)
@@ -197,10 +202,48 @@ def _row_plan(config: ParagenConfig, label: str, name: str) -> RowPlan:
     return RowPlan(label, name, runnable, None if runnable else absent_reason(config, name), trained, runs)
 
 
-def paper_of(spec: TableConfig) -> PaperTable:
-    """The published numbers a table compares with, restricted to its ``columns`` when it names them."""
+def paper_of(config: ParagenConfig, name: str) -> PaperTable:
+    """The published numbers table ``name`` compares with, restricted to its ``columns`` when it names them; a table
+    of your own data gets its columns from its rows' data (:func:`own_columns`)."""
+    spec = config.tables[name]
     paper = PaperTable.load(spec.paper)
+    if paper.study == "own":
+        return own_columns(config, name, paper)
     return paper.with_columns(spec.columns) if spec.columns else paper
+
+
+def own_splits(config: ParagenConfig, spec: TableConfig) -> list[str]:
+    """The splits a table of your own data shows: every split its rows decode and score (``test_splits``; a local
+    dataset's default: all but train), in the order first named. A system row scores test alone."""
+    splits = (config.test_splits(config.dataset_of(row)) if row in config.experiments else ["test"]
+              for row in spec.rows.values())
+    return list(dict.fromkeys(split for names in splits for split in names))
+
+
+def own_columns(config: ParagenConfig, name: str, own: PaperTable) -> PaperTable:
+    """A table of your own data: the metrics ``columns`` names, then exact match wherever a row's dataset is scored
+    with it (its ``evaluation.metrics`` lists exact: the data asks for it), once per split shown (labelled "valid
+    BLEU", "test BLEU", ... when there are several; their values under ``splits/<split>/`` of the metrics file).
+
+    A column whose metric a row's dataset is not scored with is refused: its cells could never hold a number."""
+    spec = config.tables[name]
+    evaluations = {config.dataset_of(row): config.evaluation(row) for row in spec.rows.values()}
+    scored = {d: e.metrics for d, e in evaluations.items() if e is not None}
+    keys = list(spec.columns) + (["exact"] if "exact" not in spec.columns and
+                                 any("exact" in metrics for metrics in scored.values()) else [])
+    base = own.with_columns(keys)
+    for column in base.columns:
+        metric = column.value.split("/")[0]
+        for dataset, metrics in scored.items():
+            if metric not in metrics:
+                raise ConfigError(f"tables.{name}.columns: {column.key!r} reads {metric} scores, which "
+                                 f"datasets.{dataset}.evaluation.metrics does not list ({list(metrics)}); add "
+                                 f"{metric} there or drop the column")
+    splits = own_splits(config, spec)
+    if splits == ["test"]:
+        return base
+    return replace(base, columns=[Column(f"{split}/{c.key}", f"{split} {c.label}", f"splits/{split}/{c.value}",
+                                         c.decimals) for split in splits for c in base.columns])
 
 
 def table_plan(config: ParagenConfig, name: str) -> TablePlan:
@@ -213,7 +256,7 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     panels = panel_experiments(config, trained) if scores else ()
     by_type = scores and rule_data_rows(config, trained)
     return TablePlan(
-        name=name, spec=spec, paper=paper_of(spec),
+        name=name, spec=spec, paper=paper_of(config, name),
         rows={label: _row_plan(config, label, row) for label, row in spec.rows.items()} if scores else {},
         ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
         figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),

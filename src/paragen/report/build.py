@@ -16,12 +16,12 @@ from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
-from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware,
+from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary)
 from paragen.report.comparisons import comparison_lines
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
-from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, table_plan
+from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +43,19 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
     systems = [s for s in spec.rows.values() if s in config.systems]
     sources: dict[str, RowSource] = {label: row_runs(row) if row.runnable else (row.absent or "")
                                      for label, row in plan.rows.items()}
-    counts = sorted({_sentence_count(json.loads(run.metrics.read_text(encoding="utf-8")))
-                     for runs in sources.values() if not isinstance(runs, str) for run in runs
-                     if run.metrics.exists()})
-    caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
+    scored = [json.loads(run.metrics.read_text(encoding="utf-8")) for runs in sources.values()
+              if not isinstance(runs, str) for run in runs if run.metrics.exists()]
+    counts = _split_counts(scored, own_splits(config, spec)) if plan.own else \
+        sorted({_sentence_count(metrics) for metrics in scored})
+    published = f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
+    exact = any(c.key.rsplit("/", 1)[-1] == "exact" for c in paper.columns)
+    own = describe_own(own_splits(config, spec), exact) if plan.own else ""
+    caption = ((own or published)
                + (describe_scale(config, experiments) if experiments else "")
-               + (f" Test sentences: {', '.join(counts)}." if counts else "")
+               + (f" {'Sentences' if plan.own else 'Test sentences'}: {', '.join(counts)}." if counts else "")
                + (ceiling_text(config, experiments) if experiments else "")
                + (f" {spec.note}" if spec.note else "")
-               + ("" if paper.rows or paper.paper.startswith("none") else
+               + ("" if paper.rows or paper.paper.startswith("none") or plan.own else
                   " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(artifacts.PUBLISHED_OUTPUTS_CSV) if plan.rescored else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
@@ -163,6 +167,16 @@ def row_runs(row: RowPlan) -> RowSource:
     return [SeedRun(run.seed if len(row.runs) > 1 else None, Path(run.metrics),
                     {"alignment": Path(run.alignment)} if run.alignment else {})
             for run in row.runs]
+
+
+def _split_counts(scored: list[dict], splits: list[str]) -> list[str]:
+    """"split N" per split the runs scored, in the order of ``splits`` (a metrics file without splits scored test
+    alone): a table of your own names each split it shows, whatever form its rows' metrics files take."""
+    counts: dict[str, set[int]] = {split: set() for split in splits}
+    for metrics in scored:
+        for split, result in (metrics["splits"] if "splits" in metrics else {"test": metrics}).items():
+            counts.setdefault(split, set()).add(result["count"])
+    return [f"{split} {' / '.join(map(str, sorted(found)))}" for split, found in counts.items() if found]
 
 
 def _sentence_count(metrics: dict) -> str:

@@ -24,12 +24,15 @@ def _num(value: float | None, signed: bool = False, decimals: int = 1) -> str:
 
 
 
-def cell_text(cell: Cell, decimals: int = 1) -> str:
+def cell_text(cell: Cell, decimals: int = 1, own: bool = False) -> str:
+    """"paper / reproduced (difference)"; in a table of your own data (``own``) the reproduced number alone."""
     ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals=decimals)
     if cell.sd is not None:
         ours += f" ± {_num(cell.sd, decimals=decimals)}"
     elif cell.interval is not None:
         ours += f" ± {_num((cell.interval[1] - cell.interval[0]) / 2, decimals=decimals)}"
+    if own:
+        return ours
     text = f"{_num(cell.paper, decimals=decimals)} / {ours}"
     if cell.difference is not None:
         text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
@@ -44,10 +47,10 @@ def to_markdown(table: ResultTable) -> str:
     header = "| model | " + " | ".join(c.label for c in table.columns) + " |"
     lines = [f"# {table.title}", "", header, "|" + " --- |" * (len(table.columns) + 1)]
     for row in table.rows:
-        cells = (cell_text(table.cells[(row, c.key)], _decimals(table, c)) for c in table.columns)
+        cells = (cell_text(table.cells[(row, c.key)], _decimals(table, c), table.own) for c in table.columns)
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     notes = cell_notes(table)
-    lines += ["", table.caption, "", "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
+    lines += ["", table.caption, "", (OWN_LEGEND if table.own else PAPER_LEGEND)
               + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
     if table.comparisons:
         lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
@@ -74,6 +77,8 @@ def cell_notes(table: ResultTable) -> list[str]:
     return sorted(lines)
 
 
+PAPER_LEGEND = "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
+OWN_LEGEND = "Each cell: the score of the row's run on that split; — marks a missing number."
 INTERVAL_LEGEND = (" Where a row has one run and its score resamples rules: ± half the width of the 95 % interval "
                    "of the cell from resampling the test rules of its type (bounds in the CSV: ci95_low, ci95_high).")
 SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over them (per-seed values in the CSV)."
@@ -82,13 +87,15 @@ SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over
 def to_csv(table: ResultTable) -> str:
     """One line per cell. A table with several seeds per row adds ``sd``, ``seeds`` and ``per_seed`` columns
     (``;``-separated, in seed order) and gives ``best_epoch``/``epochs_run``/``hit_epoch_cap`` per seed the same
-    way; ``reproduced`` is then the mean."""
+    way; ``reproduced`` is then the mean. A table of your own data has no ``paper`` and ``difference`` columns."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     seeded = table.seeded
-    writer.writerow(["table", "row", "column", "paper", "reproduced", "difference", "note", "best_epoch",
-                     "epochs_run", "hit_epoch_cap"] + (["sd", "seeds", "per_seed"] if seeded else [])
-                    + (["ci95_low", "ci95_high"] if table.intervals else []))
+    compared = [] if table.own else ["paper"]
+    writer.writerow(["table", "row", "column", *compared, "reproduced", *(["difference"] if compared else []),
+                     "note", "best_epoch", "epochs_run", "hit_epoch_cap"]
+                    + (["sd", "seeds", "per_seed"] if seeded else []) + (["ci95_low", "ci95_high"] if table.intervals
+                                                                           else []))
     fmt = lambda v: "" if v is None else f"{v:.2f}"  # noqa: E731
     for row in table.rows:
         outcomes = [outcome for _, outcome in table.training.get(row, [])]
@@ -97,8 +104,8 @@ def to_csv(table: ResultTable) -> str:
             [str(o.hit_cap).lower() for o in outcomes])]
         for c in table.columns:
             cell = table.cells[(row, c.key)]
-            line = [table.name, row, c.key, fmt(cell.paper), fmt(cell.reproduced), fmt(cell.difference), cell.note,
-                    *run]
+            line = [table.name, row, c.key, *([fmt(cell.paper)] if compared else []), fmt(cell.reproduced),
+                    *([fmt(cell.difference)] if compared else []), cell.note, *run]
             if seeded:
                 line += [fmt(cell.sd), ";".join(str(s) for s, _ in cell.per_seed),
                          ";".join(fmt(v) for _, v in cell.per_seed)]
@@ -123,10 +130,12 @@ def to_latex(table: ResultTable) -> str:
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "c" * len(table.columns) + "}",
              r"\hline", "Model & " + " & ".join(latex_escape(c.label) for c in table.columns) + r" \\", r"\hline"]
     for row in table.rows:
-        cells = [latex_escape(cell_text(table.cells[(row, c.key)], _decimals(table, c))) for c in table.columns]
+        cells = [latex_escape(cell_text(table.cells[(row, c.key)], _decimals(table, c), table.own))
+                 for c in table.columns]
         lines.append(latex_escape(row) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}",
-              r"\caption{" + latex_escape(" ".join([table.caption, "Cells: paper / reproduced (difference)."
+              r"\caption{" + latex_escape(" ".join([table.caption, ("Cells: our runs' scores." if table.own else
+                                                                     "Cells: paper / reproduced (difference).")
                                                      + (SEEDED_LEGEND if table.seeded else ""),
                                                      *(f"{c}." for c in table.comparisons)])) + "}",
               r"\label{tab:" + table.name + "}", r"\end{table}"]

@@ -63,6 +63,9 @@ class ResultTable:
     setup: list[str] = field(default_factory=list)
     """Provenance too long for the caption (rows without training, embeddings, per-run wall times), one paragraph
     each: printed under the table in Markdown, not in the LaTeX caption."""
+    own: bool = False
+    """A table of your own data (``paper: own``): no paper to compare with, so a cell is our number alone (no "— /"
+    before it, no difference after it, no paper or difference column in the CSV)."""
 
     def training_lines(self) -> list[str]:
         return [f"{row}{'' if seed is None else f' (seed {seed})'}: {outcome.describe()}"
@@ -151,9 +154,15 @@ def load_run(run: SeedRun) -> LoadedRun:
 
 
 def _run_value(loaded: LoadedRun, path: str) -> tuple[float | None, str]:
-    """One run's value of a column, or None and why it is missing."""
+    """One run's value of a column, or None and why it is missing. A column of one test split
+    (``splits/<split>/...``) reads a metrics file of the test split alone at its top level, which is where
+    ``paragen evaluate`` writes it (a table of your own data may hold a row scored on test alone)."""
     if loaded.metrics is None:
         return None, f"not yet run ({loaded.run.metrics} missing)"
+    if path.startswith("splits/") and "splits" not in loaded.metrics:
+        split, _, path = path.removeprefix("splits/").partition("/")
+        if split != "test":
+            return None, f"not scored on {split} ({loaded.run.metrics} holds the test split alone)"
     extra = loaded.missing.get(path.split("/")[0])
     if extra is not None:
         return None, f"not yet run ({extra} missing)"
@@ -209,7 +218,7 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
     A table with no published rows (a stand-in) does not mark every cell "not in paper"; its caption says so once.
     """
     table = ResultTable(name, title, caption, paper.columns, [b.label for b in paper.baselines] + list(row_sources),
-                        decimals=paper.decimals)
+                        decimals=paper.decimals, own=paper.study == "own")
     for baseline in paper.baselines:
         specs = {spec["column"]: spec for spec in baseline.rescored}
         for column in paper.columns:
