@@ -85,7 +85,7 @@ def test_a_second_trainer_in_the_same_run_directory_refuses(tmp_path, tiny_confi
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(RunLockedError, match=rf"being trained by process {holder.pid} .*kill {holder.pid}"):
+        with pytest.raises(RunLockedError, match=rf"in use by process {holder.pid} .*kill {holder.pid}"):
             _train(tmp_path / "run", _data(tmp_path, tiny_config), _training(max_epochs=1))
     finally:
         holder.kill()

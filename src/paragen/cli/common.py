@@ -4,6 +4,7 @@ it (``--data``, ``--suites``, ``--scale``, ``--seeds`` overrides; seed replica n
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Callable
 
 from paragen.cli.args import input_file
@@ -11,6 +12,7 @@ from paragen.config import ConfigError, ParagenConfig, load_config, parse_config
 from paragen.config.runs import ExperimentConfig
 from paragen.config.seeds import with_replica
 from paragen.data.corpus import read_lines
+from paragen.locks import holding
 
 Handler = Callable[[argparse.Namespace], None]
 
@@ -21,14 +23,27 @@ class Commands:
     def __init__(self, subparsers: argparse._SubParsersAction) -> None:
         self._subparsers = subparsers
 
-    def add(self, name: str, handler: Handler, help_text: str, params: bool = True) -> argparse.ArgumentParser:
-        """A subcommand running ``handler``; with ``params`` it takes ``--params FILE`` (default params.yaml)."""
+    def add(self, name: str, handler: Handler, help_text: str, params: bool = True,
+            writes: Callable[[argparse.Namespace], list[tuple[str, bool]]] | None = None) -> argparse.ArgumentParser:
+        """A subcommand running ``handler``; with ``params`` it takes ``--params FILE`` (default params.yaml).
+
+        ``writes`` names the outputs the command writes (``(path, False)``) or must not see half-written
+        (``(path, True)``): :func:`run_command` holds their locks (:mod:`paragen.locks`) while it runs, so the
+        same stage started by the other engine refuses instead of writing beside it."""
         parser = self._subparsers.add_parser(name, help=help_text, description=help_text)
         if params:
             parser.add_argument("--params", default="params.yaml", type=input_file,
                                 help="configuration file (default: params.yaml)")
-        parser.set_defaults(handler=handler)
+        parser.set_defaults(handler=handler, writes=writes)
         return parser
+
+
+def run_command(args: argparse.Namespace) -> None:
+    """Run the parsed command while holding the locks of what it writes (:meth:`Commands.add`'s ``writes``)."""
+    with contextlib.ExitStack() as stack:
+        for target, shared in (args.writes(args) if args.writes else []):
+            stack.enter_context(holding(target, shared=shared, doing="reading" if shared else "writing"))
+        args.handler(args)
 
 
 def load_params(args: argparse.Namespace) -> ParagenConfig:

@@ -167,7 +167,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--root", default="data/raw", type=output_dir, help="where datasets go (default data/raw)")
     p.add_argument("--keep-going", action="store_true", help="continue with the next dataset after a failure")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p = add("prepare", cmd_prepare, "prepare a fetched dataset's splits as its paper describes", params=False)
+    p = add("prepare", cmd_prepare, "prepare a fetched dataset's splits as its paper describes", params=False,
+            writes=lambda a: [(str(Path(a.out_root) / a.dataset), False)])
     p.add_argument("dataset")
     p.add_argument("--split", action="append", help="split(s) to prepare (default: all of the dataset's)")
     p.add_argument("--raw-root", default="data/raw", type=output_dir)
@@ -188,12 +189,13 @@ def register(commands: Commands) -> None:
     p.add_argument("--max-overlap", type=non_negative_int, default=0,
                    help="refuse when more evaluation lines than this share a source sentence with the training split "
                    "(or a test line with validation); default 0; params.yaml: datasets.<name>.max_overlap")
-    p = add("prepare-local", cmd_prepare_local, "check a kind: local dataset's own files (present, digest, UTF-8, "
+    p = add("prepare-local", cmd_prepare_local, writes=lambda a: [(str(Path(a.out_root) / a.dataset), False)],
+            help_text="check a kind: local dataset's own files (present, digest, UTF-8, "
             "aligned) and prepare them as a real dataset's")
     p.add_argument("--dataset", required=True, help="a dataset of kind: local under params.yaml's datasets:")
     p.add_argument("--out-root", default="data/prepared", type=output_dir)
     p = add("segment", cmd_segment, "segment a prepared dataset: bpe (subword-nmt), char, jieba or word",
-            params=False)
+            params=False, writes=lambda a: [(str(Path(a.out_root) / f"{a.name or a.dataset}.{a.scheme}"), False)])
     p.add_argument("dataset")
     p.add_argument("--scheme", required=True, choices=["bpe", "char", "jieba", "word"])
     p.add_argument("--name", help="output name: data/segmented/NAME.SCHEME (default: the dataset)")
@@ -206,16 +208,18 @@ def register(commands: Commands) -> None:
     p.add_argument("--out-root", default="data/segmented", type=output_dir)
     p.add_argument("--quiet", action="store_true")
     p = add("vocab-build", cmd_vocab_build, "vocabularies of a given size from a segmented training split",
-            params=False)
+            params=False, writes=lambda a: [(a.out or a.dir, False)])
     p.add_argument("--dir", required=True, type=input_dir,
                    help="segmented dataset directory holding train.src / train.tgt")
     p.add_argument("--out", type=output_dir, default=None,
                    help="directory the vocabularies are written to (default: --dir; the DAG: data/vocab/NAME.SCHEME)")
     p.add_argument("--size", type=int, default=None, help="tokens besides the 4 special symbols (default: all)")
     p.add_argument("--shared", action="store_true", help="one vocabulary for source and target")
-    p = add("generate", cmd_generate, "generate CopyNet's synthetic rule dataset")
+    p = add("generate", cmd_generate, "generate CopyNet's synthetic rule dataset",
+            writes=lambda a: [(str(_dataset_dir(a.dataset)), False)])
     p.add_argument("--dataset", required=True, help="a dataset name under params.yaml's datasets: (an unknown name lists the valid ones)")
-    p = add("vocab", cmd_vocab, "build a dataset's vocabulary from its training split")
+    p = add("vocab", cmd_vocab, "build a dataset's vocabulary from its training split",
+            writes=lambda a: [(artifacts.vocab_path(a.dataset), False)])
     p.add_argument("--dataset", required=True, help="a dataset name under params.yaml's datasets: (an unknown name lists the valid ones)")
     p = add("datasets-table", cmd_datasets_table, "write results/tables/datasets.{md,csv} from data/prepared",
             params=False)

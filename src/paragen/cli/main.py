@@ -14,7 +14,7 @@ import sys
 from typing import Sequence
 
 from paragen.cli import data, engines, models, reporting, scoring
-from paragen.cli.common import Commands
+from paragen.cli.common import Commands, run_command
 from paragen.config import ConfigError
 from paragen.data.corpus import CorpusError
 from paragen.data.fetch import FetchError
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        args.handler(args)
+        run_command(args)  # holding the locks of what it writes (paragen.locks)
     except (ConfigError, CorpusError, FetchError, FileNotFoundError, ValueError, RunLockedError,
             DvcRecordError, PerlRougeError) as error:  # RuleError (PPDB files), DistributedError are ValueErrors
         print(f"paragen {args.command}: error: {error}", file=sys.stderr)

@@ -216,7 +216,8 @@ def register(commands: Commands) -> None:
     add = commands.add
     for name, handler, text in (("train", cmd_train, "train one experiment (resumes an interrupted run)"),
                                 ("decode", cmd_decode, "beam-search decode one experiment's test set")):
-        p = add(name, handler, text)
+        # train holds its run's lock itself (paragen.training.runlock, also under torchrun); decode reads the run
+        p = add(name, handler, text, writes=None if name == "train" else lambda a: [(artifacts.run_dir(a.experiment), True)])
         p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu; "
                        "train under torchrun: cuda:LOCAL_RANK per process)")
@@ -228,7 +229,8 @@ def register(commands: Commands) -> None:
             p.add_argument("--split", default="test", help="the test split to decode (default test; 004's Gigaword "
                            "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")
     p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
-            "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences")
+            "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences",
+            writes=lambda a: [(artifacts.run_dir(a.experiment), True)])
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments:")
     p.add_argument("--split", default="test", help="the split of the experiment's data to read (default test)")
     p.add_argument("--gold", help="gold links, one line of i-j pairs (source-target positions, 0-based) per pair "

@@ -56,7 +56,8 @@ def cmd_params_doc(args: argparse.Namespace) -> None:
 def register(commands: Commands) -> None:
     """Add this module's subcommands to ``paragen``'s parser."""
     add = commands.add
-    p = add("report", cmd_report, "write one reproduced table with its figures")
+    p = add("report", cmd_report, "write one reproduced table with its figures",
+            writes=lambda a: [(f"results/tables/{a.table}", False)])
     p.add_argument("--table", required=True,
                    help="a table name under params.yaml's tables: (an unknown name lists the valid ones)")
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")

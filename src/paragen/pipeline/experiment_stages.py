@@ -14,7 +14,7 @@ from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
 from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
 from paragen.pipeline.tables import TablePlan
-from paragen.training.stopping import SESSIONS_FILE
+from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE
 
 
 def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
@@ -33,6 +33,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv", f"{run}/{SESSIONS_FILE}")
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
+        kept=(f"{run}/{RESUME_DIR}",),
         threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),
     )]

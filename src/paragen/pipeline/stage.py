@@ -34,6 +34,13 @@ class Stage:
     report: tuple[ReportItem, ...] = ()  # outs a person reads: Snakemake's --report shows them; DVC ignores this
     resources: Resources = CPU_STAGE  # what a cluster job for it asks for (Snakemake's resources:; DVC ignores it)
     directories: tuple[str, ...] = ()  # outs that are whole directories the stage owns (Snakemake: directory())
+    # Written and kept across reruns: the training resume state, which a rerun must find to resume. DVC declares it
+    # `persist: true, cache: false` (kept, never cached; and a stage with a persistent output is never restored
+    # from DVC's run cache, so `dvc repro` runs `paragen train`, which refuses while the other engine trains the
+    # run, instead of checking cached weights out into it). Snakemake cannot declare it: it deletes every output
+    # before a job. A digest of the settings and data guards it (paragen.training.checkpoint), so a stale one is
+    # discarded, never resumed.
+    kept: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         stray = [item.path for item in self.report if item.path not in self.outs]

@@ -10,59 +10,32 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import fcntl
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import Iterator
 
+from paragen.locks import OutputLockedError, holder_of, holding
+
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-class RunLockedError(RuntimeError):
-    """Another live process is training in this run directory."""
+RunLockedError = OutputLockedError  # the name the trainer's callers and tests know
 
 
 @contextlib.contextmanager
 def run_lock(run_dir: str | Path) -> Iterator[None]:
-    """Hold ``run_dir/train.lock`` exclusively for the block; the kernel drops it if the process dies."""
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "train.lock"
-    handle = open(path, "a+", encoding="utf-8")
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            pid = holder.split()[0] if holder[:1].isdigit() else None
-            stop = f"stop it with `kill {pid}` (a rerun resumes after its last finished epoch) or wait for it" \
-                if pid else "wait for it"
-            raise RunLockedError(f"{run_dir} is being trained by process {holder}; {stop}") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()} ({' '.join(sys.argv)})\n")
-        handle.flush()
+    """Create ``run_dir`` and hold its lock (:mod:`paragen.locks`, ``runs/.<exp>.lock``) exclusively while
+    training: a second trainer, from either engine, and a decoder of the same run refuse, naming this one."""
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    with holding(run_dir, doing="training"):
         yield
-    finally:
-        handle.close()  # releases the lock
 
 
 def lock_holder(run_dir: str | Path) -> str | None:
     """Who trains in ``run_dir`` now (the lock file's "pid (command)"), or None when nobody holds its lock."""
-    path = Path(run_dir) / "train.lock"
-    if not path.exists():
-        return None
-    with open(path, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            return handle.read().strip() or "another process"
-        fcntl.flock(handle, fcntl.LOCK_UN)
-    return None
+    return holder_of(run_dir)
 
 
 def die_with_parent(sig: int = signal.SIGTERM) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 
 from paragen.config import TrainingConfig
 
+RESUME_DIR = "resume"  # in a run directory: the resume state (paragen.training.trainer), kept across reruns
 SESSIONS_FILE = "sessions.json"  # in a run directory: TrainState.sessions, published with the log
 
 
