@@ -69,3 +69,22 @@ def test_prepare_local_refuses_a_test_split_that_is_the_training_split(workflow_
     assert result.returncode == 0, result.stderr
     recorded = json.loads((workflow_dir / "data/prepared/mine/prepare.json").read_text())["overlap"]
     assert recorded["train/test"] == {"sources": 80, "pairs": 80, "guarded": True}
+
+
+def test_a_tables_caption_states_the_overlap_that_max_overlap_allowed(tiny_config, tmp_path, monkeypatch):
+    from paragen.config import parse_config
+    from paragen.report.captions import overlap_text
+
+    monkeypatch.chdir(tmp_path)
+    raw = tiny_config.model_dump(exclude_unset=True)
+    files = {s: {"source": f"d/{s}.src", "target": f"d/{s}.tgt"} for s in ("train", "valid", "test")}
+    raw["datasets"]["mine"] = {"kind": "local", "files": files, "max_overlap": 5}
+    raw["experiments"]["m"] = {"dataset": "mine", "model": "encdec", "training": "tiny", "decoding": "beam3"}
+    config = parse_config(raw)
+    assert overlap_text(config, ["m"]) == ""  # not prepared here: nothing to state
+    record = tmp_path / "data/prepared/mine/prepare.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"overlap": {"train/valid": {"sources": 0, "pairs": 0, "guarded": True},
+                                              "train/test": {"sources": 3, "pairs": 2, "guarded": True}}}))
+    assert overlap_text(config, ["m"]) == (" Overlap between splits: mine: 3 test lines share a source sentence with "
+                                           "train (2 identical pairs) (allowed by datasets.mine.max_overlap).")

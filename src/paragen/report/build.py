@@ -17,7 +17,7 @@ from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
-                                     describe_scale, describe_systems, hardware_summary)
+                                     describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.comparisons import comparison_lines
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
@@ -53,7 +53,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
     caption = ((own or published)
                + (describe_scale(config, experiments) if experiments else "")
                + (f" {'Sentences' if plan.own else 'Test sentences'}: {', '.join(counts)}." if counts else "")
-               + (ceiling_text(config, experiments) if experiments else "")
+               + (ceiling_text(config, experiments) + overlap_text(config, experiments) if experiments else "")
                + (f" {spec.note}" if spec.note else "")
                + ("" if paper.rows or paper.paper.startswith("none") or plan.own else
                   " No paper reports numbers for these rows: every reproduced cell is ours."))

@@ -129,6 +129,23 @@ def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
             + rule_ceiling_text(config, experiments))
 
 
+def overlap_text(config: ParagenConfig, experiments: list[str]) -> str:
+    """Caption text: the overlap between a real dataset's splits that ``max_overlap`` allowed (prepare.json's
+    counts, :mod:`paragen.data.overlap`); empty when the splits are disjoint or not prepared here."""
+    from paragen.data.overlap import allowed_overlap
+
+    parts = []
+    for name in dict.fromkeys(config.experiments[e].dataset for e in experiments):
+        spec = config.datasets[name]
+        record = Path(artifacts.prepared_dir(spec.recipe or name if isinstance(spec, RealDataset) else name),
+                      "prepare.json")
+        if isinstance(spec, RealDataset) and record.exists():
+            phrases = allowed_overlap(json.loads(record.read_text(encoding="utf-8")).get("overlap", {}))
+            if phrases:
+                parts.append(f"{name}: {'; '.join(phrases)} (allowed by datasets.{name}.max_overlap)")
+    return f" Overlap between splits: {'. '.join(parts)}." if parts else ""
+
+
 def describe_hardware(run_dirs: dict[str, Path]) -> str:
     """Setup text: the device each row trained on, its wall time, and where a run was split across processes.
 
