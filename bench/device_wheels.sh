@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Collect into ./.whl/ the cp312 x86-64 wheels a GPU machine without a package index needs to run the real
-# pipeline (bench/device_pipeline.sh): paragen's runtime dependencies (../shared/tools/gpu-wheels.sh) plus
+# pipeline (bench/device_pipeline.sh): paragen's runtime dependencies (collected by the script that
+# $PARAGEN_GPU_WHEELS names; the developers' default is ../shared/tools/gpu-wheels.sh) plus
 # snakemake and everything it requires, at the versions of the active environment. Run from the project root
 # with .venv active. Packages the GPU image already holds (torch, numpy, requests, jinja2, pyyaml, ...) are
 # skipped; sdist-only ones (connection_pool, throttler, ...) are built here with `pip wheel` (pure Python).
 set -euo pipefail
 mkdir -p .git/info .whl
-bash ../shared/tools/gpu-wheels.sh
+bash "${PARAGEN_GPU_WHEELS:-../shared/tools/gpu-wheels.sh}"
 closure=$(python3 - <<'EOF'
 import importlib.metadata as md, re
 from packaging.requirements import Requirement

@@ -1,6 +1,6 @@
 """Scoring speed: SARI on 359 sentences x 8 references, ROUGE on 10,000 headlines, BLEU on both.
 
-Usage: python bench/scoring_speed.py [--mirror ../shared/data]
+Usage: python bench/scoring_speed.py [--mirror DIR]   (default: $PARAGEN_MIRROR, as paragen's own commands)
 
 Uses the real Turk test set and DRESS output when the mirror is present, else a generated corpus
 of the same shape. Prints seconds per call (best of 3).
@@ -13,6 +13,7 @@ import random
 import time
 from pathlib import Path
 
+from paragen.data.registry import default_mirror
 from paragen.metrics.bleu import corpus_bleu
 from paragen.metrics.rouge import corpus_rouge
 from paragen.metrics.sari import corpus_sari
@@ -33,7 +34,7 @@ def generated(n: int, length: int, rng: random.Random, vocab: list[str]) -> list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirror", default="../shared/data")
+    parser.add_argument("--mirror", default=default_mirror(), help="a local mirror (docs/datasets.md)")
     args = parser.parse_args()
     rng = random.Random(0)
     vocab = [f"w{i}" for i in range(5000)]

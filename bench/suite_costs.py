@@ -7,8 +7,10 @@ Reads the data-stage rehearsal (``results/rehearsal/*.json``, ``bench/rehearse_d
 throughput at each paper experiment's own model, batch, vocabulary and lengths (``results/train_speed/cpu.json``,
 ``bench/train_speed.py --paper``) and params.yaml. Per experiment, one epoch's target tokens are its training
 pairs times the dataset's mean target length (``train_speed.MEAN_LENGTHS``); an epoch takes those tokens at the
-measured CPU rate, or at ``paragen.pipeline.resources``' projected GPU rate (a projection from one measured H100
-figure, not a measurement), plus the host time to build an epoch's batches measured in the dataset's rehearsal. ``--write`` writes
+measured CPU rate, or on one GPU at the rate ``bench/train_speed.py --device cuda --json results/train_speed/FILE``
+measured where a file holds the experiment, else at ``paragen.pipeline.resources``' projected GPU rate (a
+projection from one measured H100 figure, not a measurement: the SLURM requests use the same rates), plus the
+host time to build an epoch's batches measured in the dataset's rehearsal. ``--write`` writes
 ``results/tables/suite_costs.md`` and the summary block of README.md; ``--check`` fails when either differs
 from what the committed measurements give (the test suite runs it); without either, prints the summary.
 """
@@ -22,8 +24,8 @@ from pathlib import Path
 
 from paragen.atomic import holds, write_if_changed
 from paragen.config import load_config
-from paragen.pipeline.resources import (decoder_steps_per_pair, gpu_seconds_per_target_token, split_pairs,
-                                        vocabulary_size)
+from paragen.pipeline.resources import (decoder_steps_per_pair, gpu_seconds_per_target_token, measured_gpu_rates,
+                                        split_pairs)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_speed import MEAN_LENGTHS, PAPER_EXPERIMENTS  # noqa: E402  (a sibling script, not a package)
@@ -66,8 +68,10 @@ def batching_seconds(dataset: str, pairs: int, rehearsals: dict[str, dict]) -> f
     return wall * pairs / measured["prepared_train_pairs"]
 
 
-def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict]) -> list[dict]:
-    """One row per measured experiment, in the suites' table order."""
+def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict], gpu_rates=None) -> list[dict]:
+    """One row per measured experiment, in the suites' table order; ``gpu_rates`` (default: the GPU files of
+    results/train_speed/) replace the projected GPU epoch by a measured one where they hold the experiment."""
+    gpu_rates = measured_gpu_rates(ROOT / "results" / "train_speed") if gpu_rates is None else gpu_rates
     rows = []
     for table in config.tables.values():
         for experiment in table.rows.values():
@@ -82,14 +86,18 @@ def experiment_rows(config, speeds: dict[str, dict], rehearsals: dict[str, dict]
             tokens = pairs * target_length
             steps = pairs * decoder_steps_per_pair(model, source_length, target_length)
             batching = batching_seconds(spec.dataset, pairs, rehearsals)
-            vocabulary = vocabulary_size(config, spec.dataset)
-            measured = speeds[experiment]
+            measured, gpu = speeds[experiment], gpu_rates.get(experiment)
+            if gpu is not None and (gpu.batch, gpu.architecture) == (training.batch_size, model.architecture):
+                gpu_epoch, gpu_basis = pairs * gpu.target_length / gpu.tokens_per_s + batching, "measured"
+            else:
+                gpu_epoch = steps * gpu_seconds_per_target_token(model, training.batch_size) + batching
+                gpu_basis = "projected"
             rows.append({
                 "suite": table.suite, "experiment": experiment, "dataset": spec.dataset, "pairs": pairs,
                 "vocabulary": measured["vocabulary"], "tokens": tokens, "epochs": training.max_epochs,
                 "cpu_rate": measured["train_tokens_per_s"],
                 "cpu_epoch": tokens / measured["train_tokens_per_s"] + batching,
-                "gpu_epoch": steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size) + batching})
+                "gpu_epoch": gpu_epoch, "gpu_basis": gpu_basis})
     return rows
 
 
@@ -101,6 +109,9 @@ def data_cost(dataset: str, rehearsals: dict[str, dict]) -> tuple[float, float]:
 
 def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header: dict) -> tuple[str, str]:
     rows = experiment_rows(config, speeds, rehearsals)
+    # a GPU figure is labelled by what it is: "projected" while no GPU file measured it, else per value
+    gpu_label = "projected" if all(r["gpu_basis"] == "projected" for r in rows) else "projected unless marked"
+    mark = {"projected": "", "measured": " (measured)"} if gpu_label != "projected" else {"projected": ""}
     full = ["# Cost of the real-data suites at the papers' size", "",
             "Made by `python bench/suite_costs.py --write` from `results/rehearsal/*.json` (data stages, measured on "
             "stand-ins of the real size and format) and `results/train_speed/cpu.json` (training throughput, measured "
@@ -109,8 +120,10 @@ def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header:
             "training pairs times the mean target length. **CPU epoch** = those tokens at the measured rate; "
             "**GPU epoch** = projected by `paragen.pipeline.resources` (7,000 tokens/s per sequential decoder "
             "layer at a batch of 64, the slowest of four models measured once on a shared H100 (7,400) rounded "
-            "down, scaled by the batch; plus the arithmetic at an assumed 20 TFLOP/s): not a measurement; for the "
-            "Transformer, whose teacher-forced decoder has no step loop, an overestimate. SPM's decoder runs over "
+            "down, scaled by the batch: the decoder loop is bound by kernel launches, so no FLOP rate enters), "
+            "unless marked measured (a GPU file in `results/train_speed/`); a projection is not a measurement, "
+            "and for the Transformer, whose teacher-forced decoder has no step loop, an overestimate. The "
+            "cluster requests use the same rates. SPM's decoder runs over "
             "the target continued to the source's length (004 Eq. 9), so its projection counts source-length "
             "steps. Both add the host's time to build an epoch's batches, measured in the dataset's rehearsal. "
             "Rates moved by up to ±20 % between runs, hence two significant figures. Data stages of `ew_sew` "
@@ -118,23 +131,24 @@ def render(config, rehearsals: dict[str, dict], speeds: dict[str, dict], header:
             "Not timed separately: WEAN's dot/concat variants and the critic rows (the same models as a timed row; "
             "the critic objective is not in the timed loss).", "",
             "| suite | experiment | dataset | training pairs | vocabulary | target tokens per epoch | CPU tokens/s "
-            "(measured) | CPU epoch | GPU epoch (projected) | max epochs |",
+            f"(measured) | CPU epoch | GPU epoch ({gpu_label}) | max epochs |",
             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         full.append(f"| {r['suite']} | {r['experiment']} | {r['dataset']} | {r['pairs']:,} | {r['vocabulary']:,} | "
                     f"{r['tokens'] / 1e6:.1f} M | {r['cpu_rate']:,.0f} | {duration(r['cpu_epoch'])} | "
-                    f"{duration(r['gpu_epoch'])} | {r['epochs']} |")
+                    f"{duration(r['gpu_epoch'])}{mark[r['gpu_basis']]} | {r['epochs']} |")
     summary = ["| suite | dataset (training pairs) | data stages at full size: wall time, peak memory (measured) | "
-               "one epoch on 2 CPU cores (measured rate) | one epoch on one GPU (projected) |",
+               f"one epoch on 2 CPU cores (measured rate) | one epoch on one GPU ({gpu_label}) |",
                "| --- | --- | --- | --- | --- |"]
     for dataset in dict.fromkeys(r["dataset"] for r in rows):
         mine = [r for r in rows if r["dataset"] == dataset]
         wall, peak = data_cost(dataset, rehearsals)
         cpu = sorted(r["cpu_epoch"] for r in mine)
         gpu = sorted(r["gpu_epoch"] for r in mine)
+        measured_gpu = " (measured)" if any(r["gpu_basis"] == "measured" for r in mine) else ""
         proxy = f"; rehearsed as `{REHEARSED_AS[dataset]}`" if dataset in REHEARSED_AS else ""
         summary.append(f"| `{mine[0]['suite']}` | `{dataset}` ({mine[0]['pairs']:,}) | {duration(wall)}, "
-                       f"{peak / 1000:.1f} GB{proxy} | {span(cpu)} | {span(gpu)} |")
+                       f"{peak / 1000:.1f} GB{proxy} | {span(cpu)} | {span(gpu)}{measured_gpu} |")
     return "\n".join(full) + "\n", "\n".join(summary)
 
 

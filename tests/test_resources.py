@@ -83,7 +83,6 @@ def test_requests_grow_with_the_work():
     longer = project(["synthetic"], **{"training.synthetic_small.max_epochs": 100})
     assert train(longer, "syn_copynet").runtime > train(default, "syn_copynet").runtime
     wider = project(["synthetic"], "paper", **{"models.copynet_paper.hidden_size": 4096})
-    assert train(wider, "synp_copynet").runtime > train(paper, "synp_copynet").runtime
     assert train(wider, "synp_copynet").mem_mb > train(paper, "synp_copynet").mem_mb
     everything = project(SUITES)
     lcsts, turk_mini = train(everything, "lcsts_wean"), train(everything, "mini_wean")  # 2.4 M pairs vs 32,400
@@ -224,13 +223,17 @@ def test_every_rehearsed_data_stage_fits_in_its_request():
 
 
 def test_spm_is_sized_for_its_source_length_decoder():
-    """Gigaword (3,778,230 pairs, 15 epochs, batch 256, 2-layer decoder, 15,656,960 multiply-adds per token with
-    6,004 units): a step costs 2*64/(7000*256) + 6*15,656,960/20e12 = 7.6126e-5 s; an epoch's batches 155.2 s per
-    million pairs = 586.4 s. EncDec runs 25 steps a pair: 2*15*(3,778,230*25*7.6126e-5 + 586.4)/60 + 10 =
-    3,898.5 -> 3,900 min; SPM's target runs to the source's length, 40 steps: 6,055.7 -> 6,060 min."""
-    by_name = {s.name: s.resources for s in stages(project(SUITES))}
-    assert by_name["train_giga_encdec"].runtime == 3900
-    assert by_name["train_giga_spm"].runtime == 6060
+    """Gigaword (3,778,230 pairs, 15 epochs, batch 256, 2-layer decoder), projected: a step costs 2*64/(7000*256)
+    = 7.1429e-5 s; an epoch's batches 155.2 s per million pairs = 586.4 s. EncDec runs 25 steps a pair:
+    2*15*(3,778,230*25*7.1429e-5 + 586.4)/60 + 10 = 3,676.6 -> 3,680 min; SPM's target runs to the source's length,
+    40 steps: 5,700.7 -> 5,710 min. Both ask for max_runtime's 2,880 (48 h) and go on in a second job."""
+    from paragen.pipeline.resources import train_estimate
+
+    config = project(SUITES)
+    by_name = {s.name: s.resources for s in stages(config)}
+    assert train_estimate(config, "giga_encdec", {}).minutes == 3680
+    assert train_estimate(config, "giga_spm", {}).minutes == 5710
+    assert by_name["train_giga_encdec"].runtime == by_name["train_giga_spm"].runtime == 2880
 
 
 def test_a_bpe_vocabulary_is_sized_from_its_merges():
@@ -240,3 +243,118 @@ def test_a_bpe_vocabulary_is_sized_from_its_merges():
 
     assert vocabulary_size(project(SUITES), "gigaword") == 6004
     assert vocabulary_size(project(SUITES, **{"datasets.gigaword.merges": 30000}), "gigaword") == 31004
+
+
+# --- measured rates and the max_runtime cap -------------------------------------------------------------------
+
+def rate_file(path, device, rows):
+    """A file as `bench/train_speed.py --json` writes it, with only the keys the requests read."""
+    path.write_text(json.dumps({"date": "2026-12-01", "device": device, "results": [
+        {"name": name, "architecture": arch, "batch": batch, "target_length": length, "train_tokens_per_s": rate}
+        for name, arch, batch, length, rate in rows]}))
+
+
+def test_a_training_is_sized_from_its_measured_gpu_rate(tmp_path, monkeypatch):
+    """pwkp_wean (89,042 training pairs, 30 epochs, batch 64) measured at 5,000 target tokens/s on a GPU with 20.0
+    target tokens a pair: an epoch is 89,042*20/5,000 = 356.17 s of training plus 155.2 s per million pairs of
+    batching (13.82 s); doubled over 30 epochs with 10 minutes' start-up, 10 + 2*30*369.99/60 = 379.99 -> 380 min.
+    The slowest GPU file counts (a faster one is ignored), a CPU file never does (the README's cost table), and a
+    rate measured at another batch size does not size this experiment (pwkp_seq2seq stays projected)."""
+    from paragen.pipeline import resources
+
+    rate_file(tmp_path / "cpu.json", "CPU AMD EPYC, 2 thread(s)", [("pwkp_wean", "wean", 64, 20.0, 50.0)])
+    rate_file(tmp_path / "h100.json", "NVIDIA H100 80GB HBM3", [("pwkp_wean", "wean", 64, 20.0, 5000.0),
+                                                                ("pwkp_seq2seq", "rnnsearch", 32, 20.0, 9000.0)])
+    rate_file(tmp_path / "h100_again.json", "NVIDIA H100 80GB HBM3", [("pwkp_wean", "wean", 64, 20.0, 6000.0)])
+    monkeypatch.setattr(resources, "RATES_DIR", tmp_path)
+    epoch = 89_042 * 20.0 / 5000.0 + 155.2 * 89_042 / 1e6
+    expected = -(-(10 + 2 * 30 * epoch / 60) // 10) * 10  # rounded up to 10 minutes
+    assert expected == 380
+    by_name = {s.name: s.resources for s in stages(project(["wean"]))}
+    assert by_name["train_pwkp_wean"].runtime == expected
+    estimate = resources.train_estimate(project(["wean"]), "pwkp_wean")
+    assert estimate.basis.startswith("measured: 5,000 target tokens/s on NVIDIA H100")
+    assert estimate.epoch_seconds == pytest.approx(epoch)
+    assert resources.train_estimate(project(["wean"]), "pwkp_seq2seq").basis.startswith("projected")
+    assert by_name["train_pwkp_seq2seq"].runtime == 660  # the projection, as without any rate file
+
+
+def test_max_runtime_caps_every_request_and_says_how_many_jobs(tmp_path, monkeypatch, capsys):
+    """The same measured pwkp_wean (380 min) under max_runtime 120: it asks for 120 minutes; a job holds
+    floor((120 - 10)*60 / (2*369.99)) = 8 doubled epochs, so 30 epochs take ceil(30/8) = 4 jobs. No stage of any
+    suite asks for more than the cap, and the default cap (2,880 min, 48 h) holds the LCSTS and Gigaword
+    trainings that once asked for 65-103 h."""
+    from paragen.pipeline import resources
+    from paragen.pipeline.sbatch import main
+
+    rate_file(tmp_path / "gpu.json", "NVIDIA H100 80GB HBM3", [("pwkp_wean", "wean", 64, 20.0, 5000.0)])
+    monkeypatch.setattr(resources, "RATES_DIR", tmp_path)
+    raw = {**PROJECT, "suites": SUITES, "data": REAL, "max_runtime": 120}
+    capped = stages(parse_config(raw))
+    assert max(s.resources.runtime for s in capped) == 120
+    assert {s.name: s.resources.runtime for s in capped}["train_pwkp_wean"] == 120
+    assert resources.train_estimate(parse_config(raw), "pwkp_wean").jobs(120) == 4
+    assert resources.train_estimate(parse_config(raw), "pwkp_wean").jobs(380) == 1
+
+    default = stages(project(SUITES))
+    assert parse_config({**PROJECT, "suites": SUITES}).max_runtime == PROJECT["max_runtime"] == 2880
+    assert max(s.resources.runtime for s in default) == 2880
+    assert {s.name: s.resources.runtime for s in default}["train_lcsts_wean"] == 2880
+    for bad in (119, 0, "48h", True):
+        with pytest.raises(ConfigError, match="max_runtime"):
+            parse_config({**raw, "max_runtime": bad})
+
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({**raw, "suites": ["wean"]}, sort_keys=False))
+    capsys.readouterr()
+    assert main(["--params", str(params), "--stages"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("train_pwkp_wean:"))
+    assert "runtime 120 min" in line and "estimate 6.3 h" in line and "about 4 jobs" in line and "measured" in line
+
+
+def test_the_projection_has_no_assumed_flop_rate():
+    """The old requests added multiply-adds at an assumed 20 TFLOP/s; the projection is now the launch-bound
+    H100 measurement alone, so a 14 times wider CopyNet projects the same wall time (more memory, though) and
+    a model far from launch-bound must be measured (bench/train_speed.py --device cuda --json)."""
+    from paragen.pipeline import resources
+
+    assert not hasattr(resources, "ASSUMED_FLOPS")
+    paper = project(["synthetic"], "paper")
+    wider = project(["synthetic"], "paper", **{"models.copynet_paper.hidden_size": 4096})
+    assert resources.train_estimate(wider, "synp_copynet", {}) == resources.train_estimate(paper, "synp_copynet", {})
+
+
+H100_LOGS = ROOT / "results" / "logs" / "copynet_synthetic_paper_scale" / "h100_old_data"
+
+
+@pytest.mark.skipif(not H100_LOGS.is_dir(), reason="the H100 logs are committed with the project")
+def test_the_projection_base_is_the_slowest_h100_model_rounded_down():
+    """MEASURED_TOKENS_PER_S is the committed H100 run's slowest model (CopyNet, mean 7,366 target tokens/s over
+    its epochs) rounded down to a thousand, at that run's batch of 64 with one-layer decoders."""
+    import csv
+
+    from paragen.pipeline.resources import MEASURED_BATCH, MEASURED_TOKENS_PER_S
+
+    means = {}
+    for log in H100_LOGS.glob("*.train_log.csv"):
+        rates = [float(row["tokens_per_s"]) for row in csv.DictReader(log.open())]
+        means[log.name.split(".")[0]] = sum(rates) / len(rates)
+    assert len(means) == 4 and min(means, key=means.get) == "synp_copynet"
+    assert MEASURED_TOKENS_PER_S == int(min(means.values()) // 1000 * 1000) == 7000
+    for name in means:
+        experiment = PROJECT["experiments"][name]
+        assert PROJECT["training"][experiment["training"]]["batch_size"] == MEASURED_BATCH
+        assert PROJECT["models"][experiment["model"]].get("decoder_layers", 1) == 1
+
+
+def test_one_job_for_the_whole_dag_is_capped_too(tmp_path, capsys):
+    """The tiny DAG's 360 minutes in one sbatch job (above) ask for max_runtime's 120 instead, and stderr says to
+    submit the job again: dvc repro skips the finished stages and training resumes after its last epoch."""
+    from paragen.pipeline.sbatch import main
+
+    params = tmp_path / "params.yaml"
+    params.write_text(TINY_PARAMS.read_text() + "max_runtime: 120\n")
+    assert main(["--params", str(params)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "--mem=4000 --time=120 --gpus=1"
+    assert "6.0 h, capped at max_runtime (120 min): submit the same job again" in captured.err

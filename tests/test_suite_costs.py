@@ -67,25 +67,34 @@ def test_the_joeynmt_anchor_gives_a_median_only_when_its_rounds_agree():
 
 def test_cost_rows_worked_by_hand_from_the_measurement_files():
     """pwkp_seq2seq on CPU: 89,042 pairs x 20.7 mean target tokens at the measured rate, plus PWKP's rehearsed
-    epoch batching (11.2 s for its 89,042 pairs). giga_spm on one GPU: its decoder runs 38.6 steps a pair (the
-    source's length), each at least 2 x 64 / (7,000 x 256) s launch-bound, plus Gigaword's batching (306.9 s for
-    3,803,957 rehearsed pairs, scaled to 3,778,230); the arithmetic term adds under 10 %."""
+    epoch batching (11.2 s for its 89,042 pairs). giga_spm on one GPU, projected: its decoder runs 38.6 steps a
+    pair (the source's length), each 2 x 64 / (7,000 x 256) s launch-bound (no FLOP rate is assumed any more), plus
+    Gigaword's batching (306.9 s for 3,803,957 rehearsed pairs, scaled to 3,778,230). With a GPU rate file holding
+    giga_spm at its own batch (10,000 target tokens/s at 10.3 a pair), that measurement replaces the projection."""
     import importlib.util
 
     from paragen.config import load_config
+    from paragen.pipeline.resources import MeasuredRate
 
     spec = importlib.util.spec_from_file_location("suite_costs", BENCH / "suite_costs.py")
     costs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(costs)
     rehearsals = {r["dataset"]: r for r in costs.load("rehearsal/*.json")}
     speeds = {r["name"]: r for r in json.loads((ROOT / "results/train_speed/cpu.json").read_text())["results"]}
-    rows = {r["experiment"]: r for r in costs.experiment_rows(load_config(ROOT / "params.yaml"), speeds, rehearsals)}
+    config = load_config(ROOT / "params.yaml")
+    rows = {r["experiment"]: r for r in costs.experiment_rows(config, speeds, rehearsals, {})}
 
     pwkp = rows["pwkp_seq2seq"]
     assert pwkp["cpu_epoch"] == pytest.approx(
         89_042 * 20.7 / speeds["pwkp_seq2seq"]["train_tokens_per_s"] + 11.2, rel=1e-6)
     batching = 306.9 * 3_778_230 / 3_803_957
     launch_bound = 3_778_230 * 38.6 * 2 * 64 / (7000 * 256) + batching
-    assert launch_bound < rows["giga_spm"]["gpu_epoch"] < 1.1 * launch_bound
+    assert rows["giga_spm"]["gpu_epoch"] == pytest.approx(launch_bound, rel=1e-9)
+    assert rows["giga_spm"]["gpu_basis"] == "projected"
     encdec = 3_778_230 * 10.3 * 2 * 64 / (7000 * 256) + batching  # no SPM: the target's 10.3 steps
-    assert encdec < rows["giga_encdec"]["gpu_epoch"] < 1.1 * encdec
+    assert rows["giga_encdec"]["gpu_epoch"] == pytest.approx(encdec, rel=1e-9)
+
+    measured = MeasuredRate(10_000.0, 10.3, 256, "rnnsearch", "NVIDIA H100 80GB HBM3", "2026-12-01")
+    rows = {r["experiment"]: r for r in costs.experiment_rows(config, speeds, rehearsals, {"giga_spm": measured})}
+    assert rows["giga_spm"]["gpu_epoch"] == pytest.approx(3_778_230 * 10.3 / 10_000 + batching, rel=1e-9)
+    assert rows["giga_spm"]["gpu_basis"] == "measured" and rows["giga_encdec"]["gpu_basis"] == "projected"

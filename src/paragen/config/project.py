@@ -29,7 +29,13 @@ class ParagenConfig(_Strict):
                                    Field(discriminator="kind")]] = Field(description="data by name; kind picks the type")
     data: list[Name] = Field(default_factory=list, description="real and local datasets to fetch, prepare and "
                              "segment (rows on the others say they did not run)")
-    mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream")
+    mirrors: list[str] = Field(default_factory=list, description="local directories or URLs tried before upstream, "
+                               "each holding the registry's files at their `mirror:` paths (none by default; e.g. "
+                               "--config 'mirrors=[/path/to/mirror]', docs/datasets.md)")
+    max_runtime: int = Field(
+        2880, ge=120, description="minutes: the most wall time any stage asks a cluster for (Snakemake's `runtime`); "
+        "a training estimated longer asks for this and resumes after its last finished epoch in the next job. At "
+        "least 120, a download stage's fixed request")
     vocab: VocabConfig = Field(description="vocabulary settings (required: DVC tracks this key)")
     models: dict[Name, ModelConfig] = Field(description="model configurations by name")
     training: dict[Name, TrainingConfig] = Field(description="optimiser and stopping settings by name")

@@ -11,18 +11,25 @@ Where a size was measured, the measurement is a table in this module with its da
 - data stages (prepare, segment by scheme, vocabulary): seconds and peak memory per million training pairs,
   from the full-size rehearsal of six datasets (``bench/rehearse_data.py``, ``results/rehearsal/*.json``);
 - a training process's data: peak memory per million pairs while building an epoch's batches (same source);
-- training speed on a GPU: 7,000 target tokens/s, the slowest of the four paper-scale synthetic models
-  (CopyNet's 7,400) rounded down, training on one H100 while sharing it with the other three (docs/datasets.md, "GPU
-  readiness") at a batch of 64. That decoder loop is bound by kernel launches, not arithmetic, so time grows
-  with the decoding steps (tokens over the batch size), epochs and decoder layers; the arithmetic term below
-  (multiply-adds per token at an assumed 20 TFLOP/s) only matters for models far larger than the papers'.
+- training speed on a GPU, per experiment: the rate ``bench/train_speed.py --device cuda --json FILE`` measured
+  for it, where a file of :data:`RATES_DIR` holds one (``tests/test_resources.py`` works one request out by
+  hand); otherwise **projected** from one measurement, 7,000 target tokens/s, the slowest of the four
+  paper-scale synthetic models (CopyNet's 7,400) rounded down, training on one H100 while sharing it with the
+  other three (``results/logs/copynet_synthetic_paper_scale/h100_old_data/``) at a batch of 64. That decoder
+  loop is bound by kernel launches, not arithmetic, so the projection grows with the decoding steps (tokens
+  over the batch size), epochs and decoder layers. No FLOP rate is assumed: a model far from launch-bound
+  (much wider than the papers') should be measured, and its measurement replaces the projection.
 
 Times are then doubled (validation decoding after each epoch, slower machines) and memory given half again
-its measured peak, then rounded up, because a job that outlives its wall time or its memory is killed.
+its measured peak, then rounded up, because a job that outlives its wall time or its memory is killed. No
+request exceeds ``max_runtime`` (params.yaml): a training estimated longer asks for that much and goes on in
+the next job, since a rerun resumes after the last finished epoch (:func:`train_estimate` says how many jobs).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +40,12 @@ from paragen.config import (DecodingConfig, HeadlineSyntheticDataset, LocalDatas
 from paragen.data.vocabulary import SPECIALS
 
 MEASURED_TOKENS_PER_S = 7_000
-"""Target tokens per second per decoder layer on one GPU at a batch of :data:`MEASURED_BATCH` (see the module
-docstring)."""
+"""Target tokens per second per decoder layer on one GPU at a batch of :data:`MEASURED_BATCH`: the base of the
+projection for an experiment without a measured GPU rate (see the module docstring)."""
 MEASURED_BATCH = 64
 """The batch size of that measurement (``training.synthetic_paper.batch_size``)."""
-ASSUMED_FLOPS = 20e12
-"""Sustained FLOP/s of one GPU for the arithmetic term: an assumption, not a measurement."""
+RATES_DIR = Path("results") / "train_speed"
+"""``bench/train_speed.py --json`` files, relative to the project root where both engines build the DAG."""
 TOKENS_PER_PAIR = 25
 """Target tokens of one training pair: the papers' data run 9 (Gigaword headlines) to 21 (Turk) words."""
 SOURCE_TOKENS_PER_PAIR = 40
@@ -197,19 +204,16 @@ def _host_mb(pairs: int, model: ModelConfig, vocabulary: int) -> int:
     return BASE_MB + int(pairs * BYTES_PER_PAIR) // 10**6 + parameters(model, vocabulary) * BYTES_PER_PARAMETER // 10**6
 
 
-def gpu_seconds_per_target_token(model: ModelConfig, vocabulary: int, batch_size: int, gpus: int = 1) -> float:
-    """Projected training time of one target token on ``gpus`` GPUs sharing every batch.
+def gpu_seconds_per_target_token(model: ModelConfig, batch_size: int, gpus: int = 1) -> float:
+    """**Projected** training time of one target token on ``gpus`` GPUs sharing every batch.
 
     The decoder loop is bound by kernel launches: a step costs about the same for any batch, so the measured
     :data:`MEASURED_TOKENS_PER_S` (at a batch of :data:`MEASURED_BATCH`) scales with each process's share of the
     batch, per sequential decoder layer (teacher forcing runs a Transformer's layers in parallel over the
-    target). Under that bound more GPUs do not shorten an epoch (each runs every step on a smaller share); only
-    the arithmetic term, 6 FLOPs per multiply-add (one forward and two backward products) at
-    :data:`ASSUMED_FLOPS`, is divided among them."""
+    target). Under that bound more GPUs do not shorten an epoch: each runs every step on a smaller share."""
     sequential_layers = 1 if model.architecture == "transformer" else model.decoder_layers
     share = math.ceil(batch_size / gpus)
-    launches = sequential_layers * MEASURED_BATCH / (MEASURED_TOKENS_PER_S * share) / gpus
-    return launches + 6 * multiply_adds_per_token(model, vocabulary) / ASSUMED_FLOPS / gpus
+    return sequential_layers * MEASURED_BATCH / (MEASURED_TOKENS_PER_S * share) / gpus
 
 
 def decoder_steps_per_pair(model: ModelConfig, source_tokens: float, target_tokens: float) -> float:
@@ -218,19 +222,101 @@ def decoder_steps_per_pair(model: ModelConfig, source_tokens: float, target_toke
     return max(source_tokens, target_tokens) if model.source_prediction is not None else target_tokens
 
 
-def train_resources(config: ParagenConfig, experiment: str) -> Resources:
-    """``experiments.*.gpus`` GPUs (torchrun shares the epochs among them), wall time for ``max_epochs`` epochs
-    (early stopping may end sooner), host memory for each process's copy of the data and the model."""
+@dataclass(frozen=True)
+class MeasuredRate:
+    """One experiment's training throughput as ``bench/train_speed.py`` measured it on a GPU."""
+
+    tokens_per_s: float  # the references' target tokens a second (SPM's <tpad> continuation is work, not counted)
+    target_length: float  # mean target tokens a pair at which it was measured
+    batch: int
+    architecture: str
+    device: str
+    date: str
+
+
+def measured_gpu_rates(directory: Path | None = None) -> dict[str, MeasuredRate]:
+    """Per experiment, the slowest training rate that a ``*.json`` of ``directory`` (:data:`RATES_DIR`) measured
+    on a GPU. Files measured on a CPU (``cpu.json``, the README's cost table) are skipped: training stages run
+    on GPUs, and a CPU's rate says nothing about one."""
+    folder = RATES_DIR if directory is None else directory
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return _rates_of(tuple((str(path), path.stat().st_mtime_ns) for path in files))
+
+
+@functools.lru_cache(maxsize=8)
+def _rates_of(files: tuple[tuple[str, int], ...]) -> dict[str, MeasuredRate]:
+    """Read once per DAG, not once per stage (the modification times make an edited file read again)."""
+    rates: dict[str, MeasuredRate] = {}
+    for name, _ in files:
+        try:
+            measured = json.loads(Path(name).read_text(encoding="utf-8"))
+            if str(measured["device"]).startswith("CPU"):
+                continue
+            for row in measured["results"]:
+                rate = MeasuredRate(float(row["train_tokens_per_s"]), float(row["target_length"]), int(row["batch"]),
+                                    str(row["architecture"]), str(measured["device"]), str(measured["date"]))
+                if rate.tokens_per_s > 0 and (row["name"] not in rates
+                                              or rate.tokens_per_s < rates[row["name"]].tokens_per_s):
+                    rates[row["name"]] = rate
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{name}: not a `bench/train_speed.py --json` file ({type(error).__name__}: {error})") \
+                from None
+    return rates
+
+
+@dataclass(frozen=True)
+class TrainEstimate:
+    """A training stage's wall time before ``max_runtime`` caps it, and what the figure rests on."""
+
+    pairs: int  # training pairs
+    epoch_seconds: float  # one epoch at the rate below, plus the host's time to build its batches
+    epochs: int  # max_epochs: early stopping may end sooner
+    minutes: int  # start-up + SAFETY x epochs x epoch_seconds, rounded up to 10 minutes
+    basis: str  # "measured: ..." or "projected: ..."
+
+    def jobs(self, max_runtime: int) -> int | None:
+        """Jobs of ``max_runtime`` minutes the training needs at the doubled rate: each resumes after the last
+        finished epoch and loses the one under way when the cluster stops it. None: not one epoch fits a job,
+        so the training would never get on (raise ``max_runtime``)."""
+        if self.minutes <= max_runtime:
+            return 1
+        per_job = math.floor((max_runtime - OVERHEAD_MINUTES) * 60 / (SAFETY * self.epoch_seconds))
+        return math.ceil(self.epochs / per_job) if per_job >= 1 else None
+
+
+def train_estimate(config: ParagenConfig, experiment: str, rates: dict[str, MeasuredRate] | None = None
+                   ) -> TrainEstimate:
+    """``max_epochs`` epochs of this experiment, each its training pairs' decoder work at the experiment's measured
+    GPU rate (:func:`measured_gpu_rates`, when measured at its own batch and architecture) or else at the
+    launch-bound projection (:func:`gpu_seconds_per_target_token`, :data:`TOKENS_PER_PAIR` target tokens a pair),
+    plus the host's batching; doubled, with start-up. A rate measured on one GPU stands for several too: under
+    the launch bound more GPUs do not shorten an epoch."""
     spec = config.experiments[experiment]
     model, training = config.models[spec.model], config.training[spec.training]
-    vocabulary = vocabulary_size(config, spec.dataset)
     pairs = split_pairs(config, spec.dataset, "train")
     batching = DATA_STAGE_RATES["epoch batches"].seconds_per_million_pairs * pairs / 10**6  # on the host, per epoch
-    steps = decoder_steps_per_pair(model, SOURCE_TOKENS_PER_PAIR, TOKENS_PER_PAIR)
-    seconds = SAFETY * training.max_epochs * (
-        pairs * steps * gpu_seconds_per_target_token(model, vocabulary, training.batch_size, spec.gpus) + batching)
-    return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * _host_mb(pairs, model, vocabulary), 1000),
-                     runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
+    rate = (measured_gpu_rates() if rates is None else rates).get(experiment)
+    if rate is not None and (rate.batch, rate.architecture) == (training.batch_size, model.architecture):
+        epoch = pairs * rate.target_length / rate.tokens_per_s + batching
+        basis = f"measured: {rate.tokens_per_s:,.0f} target tokens/s on {rate.device} ({rate.date})"
+    else:
+        steps = decoder_steps_per_pair(model, SOURCE_TOKENS_PER_PAIR, TOKENS_PER_PAIR)
+        epoch = pairs * steps * gpu_seconds_per_target_token(model, training.batch_size, spec.gpus) + batching
+        basis = (f"projected: {MEASURED_TOKENS_PER_S:,} target tokens/s per decoder layer at a batch of "
+                 f"{MEASURED_BATCH} (one H100 measurement), scaled to a batch of {training.batch_size}")
+    minutes = _round_up(OVERHEAD_MINUTES + SAFETY * training.max_epochs * epoch / 60, 10)
+    return TrainEstimate(pairs, epoch, training.max_epochs, minutes, basis)
+
+
+def train_resources(config: ParagenConfig, experiment: str, rates: dict[str, MeasuredRate] | None = None
+                    ) -> Resources:
+    """``experiments.*.gpus`` GPUs (torchrun shares the epochs among them), wall time for ``max_epochs`` epochs
+    (:func:`train_estimate`) up to ``max_runtime``, host memory for each process's copy of the data and model."""
+    spec = config.experiments[experiment]
+    estimate = train_estimate(config, experiment, rates)
+    host_mb = _host_mb(estimate.pairs, config.models[spec.model], vocabulary_size(config, spec.dataset))
+    return Resources(gpus=spec.gpus, mem_mb=_round_up(spec.gpus * host_mb, 1000),
+                     runtime=min(estimate.minutes, config.max_runtime))
 
 
 def decode_resources(config: ParagenConfig, experiment: str, split: str = "test") -> Resources:
@@ -242,7 +328,7 @@ def decode_resources(config: ParagenConfig, experiment: str, split: str = "test"
     sentences = split_pairs(config, spec.dataset, split)
     seconds = SAFETY * sentences * _beam_factor(decoding) / DECODE_SENTENCES_PER_S
     return Resources(gpus=1, mem_mb=_round_up(_host_mb(sentences, model, vocabulary), 1000),
-                     runtime=_round_up(OVERHEAD_MINUTES + seconds / 60, 10))
+                     runtime=min(_round_up(OVERHEAD_MINUTES + seconds / 60, 10), config.max_runtime))
 
 
 def _beam_factor(decoding: DecodingConfig) -> float:
@@ -264,15 +350,16 @@ def data_resources(config: ParagenConfig, dataset: str) -> DataRequests:
     spec = config.datasets[dataset]
     assert isinstance(spec, RealDataset)
     millions = sum(split_pairs(config, dataset, split) for split in spec.splits) / 10**6
-    return DataRequests(*(data_stage_request(DATA_STAGE_RATES[key], millions)
+    return DataRequests(*(data_stage_request(DATA_STAGE_RATES[key], millions, config.max_runtime)
                           for key in ("prepare", f"segment {spec.segmentation}", "vocab")))
 
 
-def data_stage_request(rate: StageRate, millions: float) -> Resources:
-    """Measured time doubled plus start-up, measured memory times :data:`MEMORY_MARGIN` over the base."""
-    return Resources(
-        mem_mb=_round_up(CPU_BASE_MB + MEMORY_MARGIN * rate.mb_per_million_pairs * millions, 1000),
-        runtime=_round_up(DATA_OVERHEAD_MINUTES + SAFETY * rate.seconds_per_million_pairs * millions / 60, 10))
+def data_stage_request(rate: StageRate, millions: float, max_runtime: int | None = None) -> Resources:
+    """Measured time doubled plus start-up (at most ``max_runtime``), measured memory times :data:`MEMORY_MARGIN`
+    over the base."""
+    runtime = _round_up(DATA_OVERHEAD_MINUTES + SAFETY * rate.seconds_per_million_pairs * millions / 60, 10)
+    return Resources(mem_mb=_round_up(CPU_BASE_MB + MEMORY_MARGIN * rate.mb_per_million_pairs * millions, 1000),
+                     runtime=runtime if max_runtime is None else min(runtime, max_runtime))
 
 
 def serial(requests: Iterable[Resources]) -> Resources:
