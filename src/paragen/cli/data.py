@@ -162,7 +162,7 @@ def register(commands: Commands) -> None:
     p = add("fetch", cmd_fetch, "download (or copy from a mirror) and verify a dataset's files", params=False)
     p.add_argument("dataset", nargs="+", help="dataset name(s) from the registry, or 'all'")
     p.add_argument("--mirror", action="append", default=[],
-                   help="local directory or base URL tried before upstream; repeatable (e.g. ../shared/data)")
+                   help="local directory or base URL tried before upstream; repeatable (e.g. /data/paragen-mirror)")
     p.add_argument("--eval-only", action="store_true", help="only validation/test/reference files")
     p.add_argument("--root", default="data/raw", type=output_dir, help="where datasets go (default data/raw)")
     p.add_argument("--keep-going", action="store_true", help="continue with the next dataset after a failure")
@@ -226,5 +226,6 @@ def register(commands: Commands) -> None:
     p.add_argument("--prepared-root", default="data/prepared")
     p = add("evalsets", cmd_evalsets, "fetch and prepare every evaluation set a local mirror holds, then the "
             "datasets table", params=False)
-    p.add_argument("--mirror", default=default_mirror())
+    p.add_argument("--mirror", default=default_mirror(), required=default_mirror() is None,
+                   help="a local mirror of the public data (default: $PARAGEN_MIRROR)")
     p.add_argument("--prepared-root", default="data/prepared")

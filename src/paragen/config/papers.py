@@ -18,7 +18,7 @@ STUDIES = {
     "spm": "SPM headline generation (Kiyono et al.)",
     "own": "Your own data",
 }
-"""The four papers of ``../shared/papers/README.md`` (key: the ``study`` of a ``paper_results`` file) -> the
+"""The four papers (README.md, Papers) (key: the ``study`` of a ``paper_results`` file) -> the
 report category their tables and figures are grouped under; ``own``: tables of the user's own data."""
 
 

@@ -2,7 +2,7 @@
 
 Design (DESIGN.md principle 6):
 
-- a file is looked for in each mirror first (a local directory such as ``../shared/data`` or a
+- a file is looked for in each mirror first (a local directory, see docs/datasets.md, or a
   base URL), then at its upstream URLs;
 - HTTP downloads go to ``<file>.part`` and resume with a ``Range`` request after a broken
   transfer (the ``.part`` file survives an interrupted run, so a re-run resumes too);

@@ -43,7 +43,7 @@ class SourceFile(BaseModel):
 
     path: str = Field(description="destination, relative to data/raw/<dataset>/")
     urls: list[str] = Field(default_factory=list)
-    mirror: str | None = Field(None, description="path inside a local mirror laid out like ../shared/data")
+    mirror: str | None = Field(None, description="path inside a local mirror (docs/datasets.md: a folder holding the public files under these paths)")
     sha256: str | None = None
     git_blob: str | None = None
     size: int | None = Field(None, description="expected bytes: checked always; the only check where no digest "
@@ -79,8 +79,9 @@ class ManualPlacementRequired(FetchError):
 
 
 def default_mirror() -> str:
-    """The local mirror commands use unless told otherwise: $PARAGEN_MIRROR, else ../shared/data."""
-    return os.environ.get("PARAGEN_MIRROR", "../shared/data")
+    """The local mirror commands use unless told otherwise: $PARAGEN_MIRROR, else none (a mirror is an option a
+    user sets: a clone has none beside it)."""
+    return os.environ.get("PARAGEN_MIRROR") or None
 
 
 def load_registry() -> dict[str, DatasetSource]:
@@ -165,8 +166,8 @@ def usable_mirrors(mirrors: Sequence[str]) -> list[str]:
     """Mirrors worth consulting: base URLs, and local directories that exist.
 
     A local mirror that does not exist is named once, in one warning, and skipped, instead of being
-    reported as "not in the mirror" for every file (params.yaml's default ``../shared/data`` is absent
-    on most machines, so this is not an error).
+    reported as "not in the mirror" for every file (a mirror named on another machine may be absent here,
+    so this is not an error).
     """
     usable = []
     for mirror in mirrors:
@@ -174,8 +175,8 @@ def usable_mirrors(mirrors: Sequence[str]) -> list[str]:
             usable.append(mirror)
         else:
             what = "is not a directory" if Path(mirror).exists() else "does not exist"
-            log.warning("mirror %s %s; skipping it (a mirror is a directory laid out like ../shared/data, "
-                        "or a base URL)", mirror, what)
+            log.warning("mirror %s %s; skipping it (a mirror is a directory laid out as "
+                        "docs/datasets.md describes, or a base URL)", mirror, what)
     return usable
 
 

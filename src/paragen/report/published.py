@@ -53,7 +53,7 @@ def load_spec() -> dict:
 def _lines(mirror: Path, relative: str) -> list[str]:
     path = mirror / relative
     if not path.exists():
-        raise CorpusError(f"{path}: not found in the mirror (see ../shared/data/MANIFEST.md)")
+        raise CorpusError(f"{path}: not found in the mirror (docs/datasets.md lists the files it holds)")
     return read_lines(path)
 
 
@@ -112,7 +112,7 @@ def _verdict(row: Row) -> str:
 def to_markdown(rows: list[Row], spec: dict) -> str:
     lines = ["# Published system outputs rescored", "",
              "The DRESS release (Zhang & Lapata, 2017) contains the outputs behind published numbers. "
-             "paragen's scorers rescore them from `../shared/data`; each row shows the published value, "
+             "paragen's scorers rescore them from a local mirror of the public data; each row shows the published value, "
              "ours, the difference and whether it is within the tolerance.", ""]
     for name, test_set in spec["test_sets"].items():
         lines += [f"## {test_set['title']}", "", "| system | metric | published | ours | difference | verdict | source |",
@@ -130,8 +130,9 @@ def to_markdown(rows: list[Row], spec: dict) -> str:
               "the released outputs gives them back. PWKP SARI as published by Zhang & Lapata is not "
               "reproduced by corpus-level SARI against the single released reference either; the published "
               "values are kept beside ours, marked.", "",
-              "Sources: ZL17-T2 = Zhang & Lapata (2017) Table 2 (not among ../shared/papers); WEAN-T1/T2 = "
-              "000_a6effb58fe8c17e9.txt Tables 1/2; 003 = 003_f385bb8e21cf8ccb.txt.", ""]
+              "Sources: ZL17-T2 = Zhang & Lapata (2017) Table 2 (not among the four papers); WEAN-T1/T2 = "
+              "Ma et al. (2018, WEAN) Tables 1/2; 003 = Wang, Kurohara & Liang (Wikipedia Sentence "
+              "Simplification) Table 1.", ""]
     return "\n".join(lines)
 
 

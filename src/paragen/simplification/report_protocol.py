@@ -52,7 +52,7 @@ def read_turk_test(raw: str | Path = RAW_DIRECTORY) -> TurkTest:
     try:
         sources, *turk, simp = aligned(test_files(raw), [])
     except CorpusError as error:
-        raise CorpusError(f"{error}; fetch it first: paragen fetch turkcorpus --eval-only --mirror ../shared/data") \
+        raise CorpusError(f"{error}; fetch it first: paragen fetch turkcorpus --eval-only (add --mirror DIR for a local copy)") \
             from None
     return TurkTest(sources, turk, simp)
 
