@@ -168,3 +168,114 @@ def test_missing_inputs_name_the_stage_that_makes_them(workflow_dir, monkeypatch
     assert main(["decode", "--experiment", "t_encdec", "--quiet"]) == 2
     assert "data/prepared/tiny/test.src: empty file: there is nothing to decode" in capsys.readouterr().err
     assert not Path("runs/t_encdec/test.hyp").exists()
+
+
+DEEP = 50_000
+"""Levels of ``[`` in the deep-nesting tests: 2 bytes a level, far past Python's recursion limit (~1,000)."""
+
+
+def _deep_params(directory: Path) -> tuple[Path, int]:
+    """The tiny params with ``mirrors:`` nested :data:`DEEP` lists deep, and that line's number."""
+    text = TINY_PARAMS.read_text()
+    path = directory / "params.yaml"
+    path.write_text(text + "mirrors: " + "[" * DEEP + "]" * DEEP + "\n")
+    return path, len(text.splitlines()) + 1
+
+
+def test_deep_nesting_is_refused_at_the_first_level_past_the_limit(tmp_path: Path):
+    """The top-level mapping is level 1, so the 64th ``[`` (column 9 + 64, after ``mirrors: ``) opens level 65."""
+    path, line = _deep_params(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        read_params(path)
+    assert str(error.value) == f"{path}:{line}:73: nesting deeper than 64 levels"
+
+
+def test_nesting_is_counted_in_block_style_and_through_aliases():
+    from paragen.safe_yaml import YamlInputError, load_yaml_text
+
+    assert load_yaml_text("a: " + "[" * 63 + "]" * 63, "f")  # 64 levels: allowed
+    with pytest.raises(YamlInputError, match=r"^f:1:67: nesting deeper than 64 levels$"):
+        load_yaml_text("a: " + "[" * 64 + "]" * 64, "f")
+    block = "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 70))  # line j opens level j at column 2j-1
+    with pytest.raises(YamlInputError, match=r"^f:65:129: nesting deeper than 64 levels$"):
+        load_yaml_text(block, "f")
+    # 1 + 30 levels around an alias to a 40-level value: 71 levels once loaded, refused at the alias (column 38)
+    aliased = "x: &x " + "[" * 40 + "]" * 40 + "\ny: " + "[" * 30 + "*x" + "]" * 30 + "\n"
+    with pytest.raises(YamlInputError, match=r"^f:2:34: nesting deeper than 64 levels \(through the alias \*x\)$"):
+        load_yaml_text(aliased, "f")
+    assert load_yaml_text("x: &x [[1]]\ny: [*x, *x]\n", "f") == {"x": [[1]], "y": [[[1]], [[1]]]}
+
+
+def test_both_engines_refuse_deep_nesting_with_paragens_line(workflow_dir):
+    """Snakemake's own YAML reading would end in a RecursionError; the Snakefile's read_params comes first."""
+    _, line = _deep_params(workflow_dir)
+    expected = f"params.yaml:{line}:73: nesting deeper than 64 levels"
+    snake = subprocess.run(["snakemake", "-n", "--cores", "1"], cwd=workflow_dir, capture_output=True, text=True)
+    assert snake.returncode != 0 and f"paragen: {expected}\n" in snake.stderr, snake.stderr[-2000:]
+    assert "RecursionError" not in snake.stdout + snake.stderr and "Traceback" not in snake.stderr
+    dvc = subprocess.run(["paragen", "dvc-yaml"], cwd=workflow_dir, capture_output=True, text=True)
+    assert dvc.returncode == 2 and dvc.stderr == f"paragen dvc-yaml: error: {expected}\n", dvc.stderr[-2000:]
+
+
+BRACED = "Snakemake would read {...} as a wildcard; write it without braces"
+
+
+@pytest.mark.parametrize("where, value, line", [
+    (("tables", "copynet_synthetic", "note"), "q_{t-1} is fed back", "tables.copynet_synthetic.note: '{' in "
+     "'q_{t-1} is fed back'"),
+    (("tables", "copynet_synthetic", "title"), "tiny table}", "tables.copynet_synthetic.title: '}' in 'tiny table}'"),
+    (("mirrors",), ["../shared/data", "/data/{x}"], "mirrors.1: '{' in '/data/{x}'"),
+])
+def test_braces_in_text_are_refused_naming_the_key(where, value, line):
+    raw = _tiny()
+    holder = raw
+    for key in where[:-1]:
+        holder = holder[key]
+    holder[where[-1]] = value
+    with pytest.raises(ConfigError) as error:
+        parse_config(raw)
+    assert str(error.value).splitlines() == ["params.yaml: invalid configuration", f"  {line}: {BRACED}"]
+
+
+def test_a_brace_in_a_row_label_is_refused_naming_the_label():
+    raw = _tiny()
+    rows = raw["tables"]["copynet_synthetic"]["rows"]
+    rows["Enc{Dec"] = rows.pop("Enc-Dec")
+    raw["tables"]["copynet_synthetic"]["comparisons"] = []
+    with pytest.raises(ConfigError) as error:
+        parse_config(raw)
+    assert f"  tables.copynet_synthetic.rows.Enc{{Dec: the key 'Enc{{Dec' contains '{{': {BRACED}" in str(
+        error.value).splitlines()
+
+
+def test_both_engines_refuse_a_brace_in_a_note_or_row_with_the_same_lines(workflow_dir):
+    """Snakemake used to stop with ``WildcardError ... 'b'`` (the note reaches a rule's params) while DVC ran."""
+    params = workflow_dir / "params.yaml"
+    params.write_text(params.read_text().replace('title: "tiny test table"', 'title: "tiny test table"\n'
+                                                 '    note: "a {b} note"').replace("WEAN: t_wean", "\"W{EAN\": t_wean"))
+    expected = [f"  tables.copynet_synthetic.note: '{{' in 'a {{b}} note': {BRACED}",
+                f"  tables.copynet_synthetic.rows.W{{EAN: the key 'W{{EAN' contains '{{': {BRACED}"]
+    snake = subprocess.run(["snakemake", "-n", "--cores", "1"], cwd=workflow_dir, capture_output=True, text=True)
+    assert snake.returncode != 0 and "WildcardError" not in snake.stdout + snake.stderr
+    assert "paragen: params.yaml: invalid configuration\n" + "\n".join(expected) + "\n" in snake.stderr, snake.stderr
+    dvc = subprocess.run(["paragen", "dvc-yaml"], cwd=workflow_dir, capture_output=True, text=True)
+    assert dvc.returncode == 2 and dvc.stderr.splitlines() == [
+        "paragen dvc-yaml: error: params.yaml: invalid configuration", *expected]
+
+
+def test_snakemake_names_config_overrides_only_when_given(workflow_dir):
+    params = workflow_dir / "params.yaml"
+    params.write_text(params.read_text().replace("beam_size: 3", "beam_size: 0"))
+    bad = "  decoding.beam3.beam_size: Input should be greater than 0\n"
+    plain = subprocess.run(["snakemake", "-n", "--cores", "1"], cwd=workflow_dir, capture_output=True, text=True)
+    said = plain.stdout + plain.stderr
+    assert plain.returncode != 0 and "invalid configuration" in said and "--config" not in said, said
+    assert f"paragen: params.yaml: invalid configuration\n{bad}" in plain.stderr and 'File "' not in said, said
+    given = subprocess.run(["snakemake", "-n", "--cores", "1", "--config", "seeds=2"], cwd=workflow_dir,
+                           capture_output=True, text=True)
+    assert f"paragen: params.yaml with --config seeds=2: invalid configuration\n{bad}" in given.stderr, given.stderr
+    params.write_text(TINY_PARAMS.read_text())
+    override = subprocess.run(["snakemake", "-n", "--cores", "1", "--config", "seeds=0"], cwd=workflow_dir,
+                              capture_output=True, text=True)
+    assert ("paragen: params.yaml with --config seeds=0: invalid configuration\n  seeds: Input should be greater "
+            "than 0\n") in override.stderr, override.stderr

@@ -2,13 +2,24 @@
 # use) and build the plan (paragen.pipeline.plan) whose stages every rule comes from.
 
 import json
+import sys
 
-from paragen.config import parse_config
+from paragen.config import ConfigError, override_source, parse_config
 from paragen.pipeline.dvc import lookup
 from paragen.pipeline.plan import build_plan
 from paragen.pipeline.snakemake_report import write_captions
 
-PARAGEN = parse_config(config, "params.yaml (with --config overrides)")
+try:  # paragen's message alone (no traceback), naming --config/--configfile only when they were given
+    PARAGEN = parse_config(
+        config,
+        override_source(
+            "params.yaml",
+            workflow.config_settings.config,
+            workflow.config_settings.configfiles,
+        ),
+    )
+except ConfigError as error:
+    sys.exit(f"paragen: {error}")
 PLAN = build_plan(PARAGEN)
 STAGES = PLAN.stages
 FINAL_OUTPUTS = PLAN.final_outputs()

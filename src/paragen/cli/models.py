@@ -88,7 +88,7 @@ def _train(args: argparse.Namespace, device: torch.device) -> None:
         device=device, progress=not args.quiet,
         validator=_validator(config, args.experiment, valid),
         monitors={m: _validator(config, args.experiment, valid, m) for m in config.training_of(args.experiment).log_metrics},
-        extra_inputs=reference_files(data.directory, "valid") if data.real else (),
+        extra_inputs=reference_files(data.directory, "valid") if data.real else (), training_name=spec.training,
     )
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
              state.best_epoch, state.epoch)

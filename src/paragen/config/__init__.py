@@ -22,4 +22,4 @@ from paragen.config.runs import (  # noqa: F401
 from paragen.config.tables import (  # noqa: F401
     AlignedPairsTable, AlignmentFigure, Comparison, OddgenFigure, TableConfig)
 from paragen.config.project import ParagenConfig  # noqa: F401
-from paragen.config.loading import load_config, parse_config, read_params  # noqa: F401
+from paragen.config.loading import load_config, override_source, parse_config, read_params  # noqa: F401

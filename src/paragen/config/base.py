@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Iterator, Literal, Mapping
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 
 Architecture = Literal["encdec", "rnnsearch", "copynet", "wean", "transformer"]
@@ -50,6 +51,38 @@ def _published_file(name: str) -> str:
     return name
 
 
+BRACES = "{}"
+"""Characters no key or text of params.yaml may hold. Snakemake reads ``{name}`` in a rule's output paths and in
+its ``params`` as a wildcard: the stage commands and the params values of each rule (``param_values`` in
+workflow/rules/common.smk, which carry whole sections: a table's title, note, setup and row labels, a rule
+file's title and note, mirror paths and URLs) are such params, and the report's categories come from the
+tables' titles. One ``{`` there stops ``snakemake`` with an unrelated ``WildcardError`` while ``dvc repro``
+accepts it, so the schema refuses braces everywhere, in every engine and command alike, naming the key.
+(Captions reach Snakemake's Jinja and RST escaped, ``paragen.pipeline.snakemake_report``; they would be safe.)"""
+
+
+def _braced(data: Mapping[Any, Any]) -> Iterator[tuple[tuple[Any, ...], str, str, bool]]:
+    """(location, brace, the string, whether it is the key) of every string under ``data`` with a brace, in file
+    order; walked with a stack, not recursion (the YAML loader bounds nesting, a Python caller may not)."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        where, value = stack.pop()
+        children: list[tuple[tuple[Any, ...], Any]] = []
+        if isinstance(value, str):
+            brace = next((c for c in value if c in BRACES), None)
+            if brace:
+                yield where, brace, value, False
+        elif isinstance(value, Mapping):
+            for key, child in value.items():
+                brace = next((c for c in key if c in BRACES), None) if isinstance(key, str) else None
+                if brace:
+                    yield (*where, key), brace, key, True
+                children.append(((*where, key), child))
+        elif isinstance(value, (list, tuple)):
+            children = [((*where, i), child) for i, child in enumerate(value)]
+        stack.extend(reversed(children))
+
+
 class ConfigError(ValueError):
     """``params.yaml`` does not match the schema; the message names each bad key."""
 
@@ -59,6 +92,27 @@ class _Strict(BaseModel):
 
     Strict types: ``batch_size: true`` is not the integer 1, ``"3"`` is not a number, ``1`` is not a
     boolean (an integer is still a valid float).
+
+    Finite numbers: YAML reads ``.inf``, ``-.inf`` and ``.nan`` as floats, and a ``gt=0`` bound lets ``.inf``
+    through; an infinite learning rate turns every weight into NaN at the first step, and a NaN anywhere makes
+    comparisons false without a word. ``allow_inf_nan=False`` here, on the base of every section's model,
+    covers every float field, bounded or not, nested in a tuple, list or dict too, without repeating it per field.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_braces(cls, data: Any) -> Any:
+        """Refuse ``{`` and ``}`` in any key or string of this section (see :data:`BRACES`), each at its key."""
+        if not isinstance(data, Mapping):
+            return data
+        errors = []
+        for where, brace, text, in_key in _braced(data):
+            what = f"the key {text!r} contains {brace!r}" if in_key else f"{brace!r} in {text!r}"
+            message = f"{what}: Snakemake would read {{...}} as a wildcard; write it without braces"
+            errors.append(InitErrorDetails(type=PydanticCustomError("braces", "{message}", {"message": message}),
+                                           loc=where, input=text))
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        return data

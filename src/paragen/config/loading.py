@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import yaml
 from pydantic import ValidationError
@@ -27,6 +28,8 @@ def _format_errors(error: ValidationError, source: str) -> str:
             message = f"got {item.get('input')!r}; allowed values: {allowed}"
         elif item["type"] == "missing":
             message = "required key is missing"
+        elif item["type"] == "finite_number":
+            message = f"got {item.get('input')!r}; expected a finite number (not .inf, -.inf or .nan)"
         elif item["type"] in ("int_type", "float_type", "bool_type", "string_type"):
             message = f"{message}, got {item.get('input')!r} ({type(item.get('input')).__name__})"
         lines.append(f"  {key}: {message}")
@@ -39,6 +42,22 @@ def parse_config(raw: Mapping[str, Any], source: str = "params.yaml") -> Paragen
         return ParagenConfig.model_validate(dict(raw))
     except ValidationError as error:
         raise ConfigError(_format_errors(error, source)) from None
+
+
+def override_source(path: str | Path, config: Mapping[str, Any], configfiles: Sequence[str | Path] = ()) -> str:
+    """What Snakemake's ``config`` was read from, for :func:`parse_config`'s messages: ``params.yaml`` alone, or
+    ``params.yaml with --config seeds=2`` when ``snakemake --config`` (``config``: its key=value pairs) or
+    ``--configfile`` overrides changed it, so a message blames the overrides only when there were some.
+
+    workflow/rules/common.smk passes Snakemake's ``workflow.config_settings.config`` and ``.configfiles``: the
+    command line's values, which ``configfile:`` merges over the file's."""
+    given = []
+    if configfiles:
+        given.append("--configfile " + " ".join(str(f) for f in configfiles))
+    if config:
+        given.append("--config " + " ".join(f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+                                            for key, value in config.items()))
+    return f"{path} with {' '.join(given)}" if given else str(path)
 
 
 def _yaml_error(path: Path, error: yaml.YAMLError) -> ConfigError:

@@ -27,6 +27,7 @@ import csv
 import functools
 import io
 import logging
+import math
 import platform
 import random
 import time
@@ -44,13 +45,14 @@ from paragen.decoding.decode import translate
 from paragen.training.checkpoint import load_torch, restore_rng, resume_digest, rng_states, save_torch, stale_parts
 from paragen.training.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.models import build_model, vocabulary_for
-from paragen.models.seq2seq import Loss, Seq2Seq
+from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
 from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_tables
 from paragen.training.objectives import objective
 from paragen.training.schedules import set_rate
 from paragen.training.runlock import run_lock
 from paragen.training.stopping import SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
+from paragen.training.sums import DivergedError, EpochSums, divergence, stopped
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.training.validation import Validator, make_validator
 from paragen.data.vocabulary import Vocabulary
@@ -136,34 +138,6 @@ def validation_loss(model: Seq2Seq, data: ParallelCorpus, vocab: Vocabulary, bat
     return total / max(tokens, 1), 100.0 * correct / max(tokens, 1)
 
 
-class EpochSums:
-    """An epoch's summed word NLL, target tokens, correctly predicted tokens and critic loss, kept as one float64
-    tensor on the training device, so that no batch waits for the GPU to report its loss (issue 29's host-device
-    synchronisation); :meth:`read` brings them back once.
-
-    The arithmetic is what summing Python floats did: each batch's float32 mean NLL, widened to float64, times
-    its token count, added in batch order; train_loss comes out bit for bit the same.
-    """
-
-    def __init__(self, device: torch.device) -> None:
-        self.values = torch.zeros(4, dtype=torch.float64, device=device)
-
-    def add(self, result: Loss, terms: dict[str, torch.Tensor]) -> None:
-        tokens = result.tokens.to(torch.float64)
-        critic = terms["critic"].to(torch.float64) * tokens if "critic" in terms else tokens.new_zeros(())
-        self.values += torch.stack([terms["nll"].to(torch.float64) * tokens, tokens,
-                                    result.correct.to(torch.float64), critic])
-
-    def read(self) -> list[float]:
-        """[NLL sum, tokens, correct, critic sum] as Python floats: one wait for the device."""
-        return self.values.tolist()
-
-    def mean_loss(self) -> float:
-        """The epoch's mean token NLL so far (for the progress bar): one wait for the device."""
-        total, tokens = self.values[:2].tolist()
-        return total / max(tokens, 1.0)
-
-
 def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, training: TrainingConfig,
                device: torch.device, validator: Validator | None, monitors: dict[str, Validator], epoch: int,
                sums: Sequence[float], started: float, train_time: float) -> tuple[dict[str, float], float]:
@@ -171,11 +145,18 @@ def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, tr
     summed NLL, target tokens, correctly predicted tokens and critic loss, over every rank."""
     total_loss, total_tokens, total_correct, total_critic = sums
     valid_loss, valid_accuracy = validation_loss(model, valid_data, vocab, training.batch_size, device)
+    trained = f"after epoch {epoch} (training loss {total_loss / max(total_tokens, 1):.4g} a token)"
+    if not math.isfinite(valid_loss):  # finite training losses, but weights so large that nothing is finite now
+        raise DivergedError(f"validation loss is {valid_loss} {trained}")
     outputs = None
     if validator is not None or monitors:
         greedy = DecodingConfig(beam_size=1, nbest=1, max_length=training.valid_max_length,
                                 batch_size=training.batch_size, stopping="early")
         hyps = translate(model, valid_data.sources, vocab, device=device, **greedy.model_dump(exclude={"threads"}))
+        empty = sum(1 for h in hyps if not h.nbest)
+        if empty:  # every score -inf or NaN: a healthy model always ends a sentence by max_length
+            raise DivergedError(f"greedy decoding found no output for {empty} of {len(hyps)} validation sentences "
+                                f"{trained}")
         outputs = [h.nbest[0] for h in hyps]
     # float(): metrics may come back as numpy scalars, which a weights-only load of the resume state refuses
     metric = float(validator(outputs)) if validator is not None else -valid_loss
@@ -235,14 +216,17 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
           progress: bool = True, stop_after_epoch: int | None = None,
           validator: Validator | None = None, extra_inputs: Sequence[str | Path] = (),
           monitors: dict[str, Validator | None] | None = None,
-          rule_tables: dict[str, RuleTable] | None = None, rule_files: Sequence[str | Path] = ()) -> TrainState:
+          rule_tables: dict[str, RuleTable] | None = None, rule_files: Sequence[str | Path] = (),
+          training_name: str | None = None) -> TrainState:
     """Train to completion (or resume a killed run) and publish ``best.pt``, ``last.pt``, ``train_log.csv``.
 
     ``validator`` scores greedy validation hypotheses for model selection (default: exact match
     against the validation targets; see :mod:`paragen.training.validation`); ``extra_inputs`` are further files
     it reads (validation references), whose content enters the resume digest. ``stop_after_epoch`` ends the
     process-local loop early *without* publishing, the in-process stand-in for an interruption
-    used by tests. The run directory is locked for the duration (a second trainer refuses).
+    used by tests. The run directory is locked for the duration (a second trainer refuses). A non-finite loss or
+    gradient stops the run with :class:`DivergedError` before that epoch writes anything; ``training_name`` (the
+    name under ``training:``) lets its message name the key to lower.
 
     In a process group (torchrun, :mod:`paragen.training.distributed`) every rank calls this: ``batch_size`` is the
     global batch, each rank trains on its share, and rank 0 alone validates and writes files.
@@ -324,17 +308,29 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                 result = compute_loss(batch.to(device))
                 loss, terms = objective(result, batch, training, state.optimizer_steps, model, critic_rules)
             (loss * gradient_weight(result.tokens, counts, world, device)).backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip_norm)
             optimizer.step()
+            epoch_sums.watch(position, loss, grad_norm)  # also a rank without a share: its NaN reaches every rank
             if counts:
                 epoch_sums.add(result, terms)
             if showing and (position % POSTFIX_EVERY == 0 or position == count):  # short epochs show it once
-                bar.set_postfix(loss=f"{epoch_sums.mean_loss():.3f}")
-        sums = world.all_sum(epoch_sums.read(), device)  # every rank's; the read waits for the queued work
+                running = epoch_sums.mean_loss()
+                bar.set_postfix(loss=f"{running:.3f}")
+                if world.size == 1 and not math.isfinite(running):
+                    break  # diverged: every later batch would be NaN too; the check below names the first one
+        local, first_bad = epoch_sums.read_watched()  # the read waits for the queued work
+        totals = world.all_sum(local + [float(first_bad > 0)], device)  # every rank's
+        sums = totals[:4]
         train_time = time.perf_counter() - started  # so the clock stops when the device has finished
+        if totals[4] or not all(math.isfinite(value) for value in sums):  # every rank alike: all stop here
+            raise divergence(run_dir, epoch, count, state.epoch, first_bad, epoch_sums, world, device,
+                             training_name)
         if world.main:
-            row, metric = _epoch_row(model, valid_data, vocab, training, device, validator, monitors, epoch,
-                                     sums, started, train_time)
+            try:
+                row, metric = _epoch_row(model, valid_data, vocab, training, device, validator, monitors, epoch,
+                                         sums, started, train_time)
+            except DivergedError as error:  # before this epoch writes anything, as above
+                raise stopped(run_dir, str(error), state.epoch, training_name) from None
             log.info("%s epoch %d  train loss %.4f  valid loss %.4f  valid %s %.2f  %.1fs  %.0f tok/s",
                      run_dir.name, epoch, row["train_loss"], row["valid_loss"], training.valid_metric,
                      row["valid_metric"], row["wall_time_s"], row["tokens_per_s"])
