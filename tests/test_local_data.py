@@ -97,8 +97,11 @@ def test_a_local_dataset_is_refused_a_recipes_name_and_a_path_with_wildcards(tin
     files = {s: {"source": f"d/{s}.src", "target": f"d/{s}.tgt"} for s in ("train", "valid", "test")}
     with pytest.raises(ConfigError, match="cannot take the name of the recipe 'pwkp'"):
         parse_config({**raw, "datasets": {**raw["datasets"], "pwkp": {"kind": "local", "files": files}}})
-    files["train"]["source"] = "d/{split}.src"
+    files["train"]["source"] = "d/my file.src"
     with pytest.raises(ConfigError, match="is not a usable path"):
+        parse_config({**raw, "datasets": {**raw["datasets"], "mine": {"kind": "local", "files": files}}})
+    files["train"]["source"] = "d/{split}.src"  # refused before the path check reads it: no value holds braces
+    with pytest.raises(ConfigError, match="Snakemake would read .* as a wildcard"):
         parse_config({**raw, "datasets": {**raw["datasets"], "mine": {"kind": "local", "files": files}}})
     with pytest.raises(ConfigError, match="a table of your own data"):
         parse_config({**raw, "tables": {**raw["tables"], "mine": {
