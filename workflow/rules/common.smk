@@ -33,9 +33,13 @@ def param_values(stage):
 
 
 def outputs(stage):
-    """A stage's outputs; the tables and figures among them flagged for `snakemake --report`."""
+    """A stage's outputs: the directories it owns whole as directory(), the tables and figures flagged for
+    `snakemake --report`."""
     items = {item.path: item for item in stage.report}
-    return [flagged(path, items[path]) if path in items else path for path in stage.outs]
+    return [
+        directory(path) if path in stage.directories else flagged(path, items[path]) if path in items else path
+        for path in stage.outs
+    ]
 
 
 def flagged(path, item):

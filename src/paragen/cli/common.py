@@ -40,6 +40,8 @@ class Commands:
 
 def run_command(args: argparse.Namespace) -> None:
     """Run the parsed command while holding the locks of what it writes (:meth:`Commands.add`'s ``writes``)."""
+    if args.writes and getattr(args, "params", None):
+        load_params(args)  # a broken params.yaml is refused before any lock file (or its folder) is created
     with contextlib.ExitStack() as stack:
         for target, shared in (args.writes(args) if args.writes else []):
             stack.enter_context(holding(target, shared=shared, doing="reading" if shared else "writing"))
