@@ -138,3 +138,14 @@ def test_every_split_but_train_gets_its_decode_stage_in_both_engines(tmp_path, m
     stages = {stage.name: stage for stage in build_plan(config).stages}
     assert {"decode_m_wean_valid", "decode_m_wean_test", "decode_m_wean_extra"} <= set(stages)
     assert "runs/m_wean/extra.hyp" in stages["evaluate_m_wean"].deps
+
+
+def test_the_snakemake_report_caption_of_an_own_table_names_no_paper():
+    """`snakemake --report`'s caption of a `paper: own` table said "Published numbers … the paper's number"."""
+    from paragen.config import TableConfig
+    from paragen.pipeline.report_items import table_items
+
+    own = TableConfig(suite="my_suite", paper="own", title="Mine", columns=["bleu"], rows={"A": "a"})
+    caption = table_items(own, ("results/tables/mine.md",), "BLEU", "none")[0].caption
+    assert "Your own data: no paper reports these rows" in caption
+    assert "Published" not in caption and "paper's number" not in caption
