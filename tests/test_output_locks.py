@@ -110,3 +110,23 @@ def test_dvc_refuses_to_touch_a_run_that_snakemake_is_training(workflow_dir):
     assert f"paragen train: error: runs/m_encdec is in use by process {pid}" in output, output
     assert "under snakemake" in output
     assert time.monotonic() - started < 120  # refused at once, not after waiting for the holder
+
+
+@pytest.mark.parametrize("target, command", [
+    ("data/prepared/mine", ["prepare-local", "--dataset", "mine"]),
+    ("results/tables/mine", ["report", "--table", "mine"]),
+], ids=["prepared-dataset", "table"])
+def test_prepare_and_report_refuse_while_the_other_engine_writes_the_same_output(workflow_dir, target, command):
+    from test_local_data import paragen
+
+    local_params(workflow_dir)
+    engine, pid = hold_under_fake_engine(workflow_dir, target, "dvc")
+    try:
+        result = paragen(command, workflow_dir)
+    finally:
+        stop(engine, pid)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"paragen {command[0]}: error: {target} is in use by process {pid} ({result.stderr.split('(', 1)[1].split(')')[0]}) "
+        f"under dvc (pid {engine.pid}); not writing it at the same time (wait for it, or stop it with `kill {pid}`)"]
+    assert not (workflow_dir / target).exists()  # nothing written beside the holder

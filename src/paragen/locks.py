@@ -74,8 +74,9 @@ def holding(target: str | Path, shared: bool = False, doing: str = "writing") ->
             holder = handle.read().strip() or "another process reading it (a decode or an alignment)"
             pid = holder.split()[0] if holder[:1].isdigit() else None
             stop = f"wait for it, or stop it with `kill {pid}`" if pid else "wait for it"
+            resumes = "; a stopped training resumes after its last finished epoch" if doing == "training" else ""
             raise OutputLockedError(f"{target} is in use by process {holder}; not {doing} it at the same time "
-                                    f"({stop}; a stopped training resumes after its last finished epoch)") from None
+                                    f"({stop}{resumes})") from None
         if not shared:
             handle.seek(0)
             handle.truncate()
