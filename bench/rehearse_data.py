@@ -263,7 +263,7 @@ def plan_rehearsal(dataset: str, fraction: float, work: Path, seed: int) -> None
     stages, written to ``work/rehearsal.json``."""
     import yaml
 
-    from paragen.artifacts import segmented_dir
+    from paragen.artifacts import segmented_dir, segmented_vocab_dir
     from paragen.config import RealDataset, load_config, parse_config
     from paragen.pipeline.plan import build_plan
 
@@ -289,7 +289,8 @@ def plan_rehearsal(dataset: str, fraction: float, work: Path, seed: int) -> None
     trainings = [config.training[e.training] for e in config.experiments.values() if e.dataset == dataset]
     batch_size = trainings[0].batch_size if trainings else 64
     stages.append({"name": f"epoch_batches (batch {batch_size})", "outputs": [],
-                   "args": ["--epoch", directory, f"{directory}/vocab.txt", str(batch_size)]})
+                   "args": ["--epoch", directory, f"{segmented_vocab_dir(dataset, spec.segmentation)}/vocab.txt",
+                            str(batch_size)]})
     (work / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
     _, registry = served_registry(list(spec.fetch), fraction, work / "served", seed)
     (work / "rehearsal.json").write_text(json.dumps({"registry": registry, "stages": stages, "recipe": recipe}))
