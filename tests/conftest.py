@@ -72,3 +72,19 @@ def stage_command(rule: str, shell_command: str) -> str:
     logged = LOGGED.fullmatch(shell_command)
     assert logged and logged["log"] == f"logs/{rule}.log", (rule, shell_command)
     return logged["command"]
+
+
+@pytest.fixture(scope="module")
+def rouge155() -> None:
+    """The official ROUGE-1.5.5 can run: skip, naming the module, only where a Perl module it loads is truly
+    missing (a broken install fails instead)."""
+    import shutil
+
+    from paragen.metrics.rouge_perl import MissingPerlModule, check_perl
+
+    if shutil.which("perl") is None:
+        pytest.skip("no perl on PATH: ROUGE-1.5.5 is a Perl script")
+    try:
+        check_perl()
+    except MissingPerlModule as error:
+        pytest.skip(f"ROUGE-1.5.5 cannot run here: {error}")

@@ -25,16 +25,6 @@ from paragen.metrics.rouge_perl import (MissingPerlModule, PerlRougeError, check
 needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="no perl on PATH")
 
 
-@pytest.fixture(scope="module")
-def rouge155() -> None:
-    """Skip, with the module's name, only where a Perl module the script loads is truly missing."""
-    if shutil.which("perl") is None:
-        pytest.skip("no perl on PATH: ROUGE-1.5.5 is a Perl script")
-    try:
-        check_perl()
-    except MissingPerlModule as error:
-        pytest.skip(f"ROUGE-1.5.5 cannot run here: {error}")
-
 
 def _write(path: pathlib.Path, lines: list[str]) -> str:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -16,24 +16,14 @@ is 4/5 = 80.00 %.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from paragen.metrics.rouge_perl import MissingPerlModule, check_perl, parse_output, perl_rouge
+from paragen.metrics.rouge_perl import parse_output, perl_rouge
 
 HYPS = ["man bit dog", "stocks fall in tokyo", "oil prices rise", "cat sat", "team wins title"]
 REFS = ["man bit dog", "stocks fall in tokyo", "oil prices rise", "dog ran", "team wins title"]
 
-
-@pytest.fixture(scope="module")
-def rouge155() -> None:
-    if shutil.which("perl") is None:
-        pytest.skip("no perl on PATH: ROUGE-1.5.5 is a Perl script")
-    try:
-        check_perl()
-    except MissingPerlModule as error:
-        pytest.skip(f"ROUGE-1.5.5 cannot run here: {error}")
 
 
 def draws_per_instance(n: int, resamples: int = 1000) -> list[int]:

@@ -22,8 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from paragen.metrics.rouge_perl import (MissingPerlModule, PerlRougeError, build_exception_db, check_perl, perl_rouge,
-                                        rouge_home)
+from paragen.metrics.rouge_perl import PerlRougeError, build_exception_db, perl_rouge, rouge_home
 
 try:
     EXCEPTIONS = rouge_home() / "data" / "WordNet-2.0-Exceptions"
@@ -65,15 +64,6 @@ def test_database_maps_words_listed_twice_as_the_sorted_order_does(tmp_path):
                           capture_output=True, text=True, check=True)
     assert read.stdout.split() == ["well", "well", "testes", "go", "-"]
 
-
-@pytest.fixture(scope="module")
-def rouge155() -> None:
-    if shutil.which("perl") is None:
-        pytest.skip("no perl on PATH: ROUGE-1.5.5 is a Perl script")
-    try:
-        check_perl()
-    except (MissingPerlModule, PerlRougeError) as error:
-        pytest.skip(f"ROUGE-1.5.5 cannot run here: {error}")
 
 
 def test_best_matches_well_in_the_score(rouge155):
