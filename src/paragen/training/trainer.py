@@ -4,9 +4,9 @@ Resumption is exact: the batch order of epoch ``e`` is drawn from a generator
 seeded with ``seed + e`` and the global RNG state (dropout) is saved with the
 weights after every epoch, so a run killed at any moment (``kill -9``
 included) and restarted ends with the same weights as one never interrupted.
-The resume state lives in ``<run>/resume/``, which no workflow engine declares
-as an output, so neither Snakemake nor DVC deletes it before a rerun; it is
-discarded when its digest no longer matches. The digest covers the model and
+The resume state lives in ``<run>/resume/``, which Snakemake does not declare
+and DVC declares ``persist: true`` (kept, uncached), so neither engine deletes
+it before a rerun; it is discarded when its digest no longer matches. The digest covers the model and
 training settings and the *content* (sha256) of everything training reads:
 training and validation pairs, the vocabulary and any validation reference
 files, so regenerated data with the same counts never resumes a stale model.
@@ -51,7 +51,7 @@ from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_ta
 from paragen.training.objectives import objective
 from paragen.training.schedules import set_rate
 from paragen.training.runlock import run_lock
-from paragen.training.stopping import SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
+from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
 from paragen.training.sums import DivergedError, EpochSums, divergence, stopped
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.training.validation import Validator, make_validator
@@ -234,7 +234,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     world = World.current()
     vocab = vocabulary_for(model_config, vocab)  # batches, the model and its checkpoint share it (SPM: + <tpad>)
     run_dir = Path(run_dir)
-    resume_dir = run_dir / "resume"
+    resume_dir = run_dir / RESUME_DIR  # declared to DVC as a persistent output (pipeline.stage.Stage.kept)
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
     digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files,
                            world.size)
