@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# Mutation testing (issue 9): every small change mutmut makes to src/paragen/models/ and src/paragen/decoding/search.py
-# (an operator, a constant, a dropped call) must make a fast unit test fail. Prints the mutation score and
-# every surviving mutant with its diff. Usage, from the repository root with the project's .venv active:
-#     bash bench/mutation.sh            # MUTMUT_CHILDREN=2 by default
+# Mutation testing: every small change mutmut makes to a group of paragen's packages (an operator, a constant, a
+# dropped call) must make a fast unit test fail. Prints the mutation score and every surviving mutant with its
+# name (`mutmut show NAME` in the scratch copy gives its diff). Usage, from the repository root with the
+# project's .venv active:
+#     bash bench/mutation.sh [GROUP]        # MUTMUT_CHILDREN=2 by default
+# GROUP (default models): models (src/paragen/models/, decoding/search.py: [tool.mutmut] in pyproject.toml as
+# committed), resources, metrics, scoring, data, simplification, report: each mutates those files and runs the
+# tests that pin them (bench/mutation_groups.py). Other groups run in a scratch copy of the committed tree
+# (git worktree under /tmp) whose [tool.mutmut] names the group, so the project's own config never changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+group="${1:-models}"
 python -m pip install -q -e '.[test,mutation]'
+if [ "$group" != models ]; then
+    scratch="$(mktemp -d /tmp/paragen-mutation-"$group".XXXXXX)"
+    git worktree add -q --detach "$scratch" HEAD
+    python bench/mutation_groups.py "$group" "$scratch/pyproject.toml"
+    cd "$scratch"
+    echo "mutation group $group in $scratch (remove it with: git worktree remove --force $scratch)" >&2
+fi
 rm -rf mutants
 OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > /dev/null 2>&1 || true
 python - <<'PY'
@@ -25,4 +38,4 @@ print(f"mutation score, killed / (killed + survived): {100 * counts['killed'] / 
 for name, status in sorted(survivors):
     print(f"{status}: {name}")
 PY
-echo "diffs of the survivors: mutmut show <name>"
+echo "diffs of the survivors: mutmut show <name> (in $(pwd))"

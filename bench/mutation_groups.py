@@ -1,0 +1,62 @@
+"""The mutation groups of ``bench/mutation.sh``: which files mutmut mutates and which fast tests pin them.
+
+Usage: python bench/mutation_groups.py GROUP PYPROJECT   (rewrites PYPROJECT's [tool.mutmut] for GROUP; the
+script runs it on a scratch copy, never on the project's own pyproject.toml)
+
+The test lists are the unit tests that compute each package's numbers by hand or by an independent formula;
+end-to-end tests are left out (a mutant that only an engine run would catch is listed as a survivor, to be
+pinned by a unit test or shown equivalent in docs/development.md).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "resources": (["src/paragen/pipeline/resources.py"],
+                  ["tests/test_resources.py", "tests/test_resource_formula_faults.py", "tests/test_suite_costs.py",
+                   "-m", "not e2e and not cluster"]),
+    "metrics": (["src/paragen/metrics/*"],
+                ["tests/test_metrics_text.py", "tests/test_sari_cases.py", "tests/test_sari_sentence.py",
+                 "tests/test_sari_sentence_partial.py", "tests/test_rouge_perl.py", "tests/test_rouge_perl_average.py",
+                 "tests/test_rouge_perl_exception_order.py", "tests/test_bootstrap_tails.py",
+                 "tests/test_alignment_metric.py", "-m", "not e2e"]),
+    "scoring": (["src/paragen/scoring/*"],
+                ["tests/test_scoring.py", "tests/test_metrics_text.py", "-m", "not e2e"]),
+    "data": (["src/paragen/data/*"],
+             ["tests/test_corpus.py", "tests/test_prepare.py", "tests/test_segment.py", "tests/test_synthetic.py",
+              "tests/test_synthetic_splits.py", "tests/test_synthetic_ceiling.py", "tests/test_local_data_faults.py",
+              "tests/test_overlap.py", "tests/test_headline_synthetic.py", "tests/test_fetch.py", "-m", "not e2e"]),
+    "simplification": (["src/paragen/simplification/*"],
+                       ["tests/test_ppdb.py", "tests/test_systems.py", "tests/test_scoring_variants.py",
+                        "-m", "not e2e"]),
+    "report": (["src/paragen/report/*"],
+               ["tests/test_report.py", "tests/test_own_tables.py", "tests/test_closest_epoch.py",
+                "tests/test_closest_epoch_seeds.py", "tests/test_datasets_table.py", "tests/test_human_eval.py",
+                "-m", "not e2e"]),
+}
+
+
+COPIED = ["params.yaml", "Snakefile", "workflow", ".dvcignore", "results", "README.md", "docs", "bench"]
+"""What the tests read beside the package and tests/ (mutmut runs them in its mutants/ folder)."""
+
+
+def rewrite(pyproject: Path, group: str) -> None:
+    """Point [tool.mutmut]'s ``only_mutate``, test selection and copied files at ``group``'s."""
+    mutate, tests = GROUPS[group]
+    text = pyproject.read_text()
+    for key, value in (("only_mutate", mutate), ("pytest_add_cli_args_test_selection", tests),
+                       ("also_copy", COPIED)):
+        rendered = "[" + ", ".join(f'"{v}"' for v in value) + "]"
+        text, count = re.subn(rf"^{key} = \[[^\]]*\]", f"{key} = {rendered}", text, count=1, flags=re.M)
+        if count != 1:
+            raise SystemExit(f"{pyproject}: no `{key} = [...]` line under [tool.mutmut]")
+    pyproject.write_text(text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in GROUPS:
+        raise SystemExit(f"usage: python bench/mutation_groups.py GROUP PYPROJECT; groups: {', '.join(GROUPS)}")
+    rewrite(Path(sys.argv[2]), sys.argv[1])

@@ -1,0 +1,113 @@
+"""Cluster-request arithmetic the mutation run of pipeline/resources.py (``bash bench/mutation.sh resources``) found
+unpinned: each expected figure below is worked out by hand from the formula the function's docstring states, on
+numbers chosen so that the surviving mutant (named in each docstring) gives another answer."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import yaml
+
+from paragen.config import DecodingConfig, ModelConfig, load_config
+from paragen.pipeline import resources
+from paragen.pipeline.resources import (Resources, StageRate, TrainEstimate, _beam_factor, data_resources,
+                                        data_stage_request, decode_resources, measured_gpu_rates, parameters, serial)
+from conftest import ROOT
+from test_local_data import local_params
+
+
+@pytest.mark.parametrize("beam, max_length, factor", [
+    (20, 160, 4.0),  # 2 x 2; "/" between the two factors gives 1.0, beam/11 gives 3.64
+    (5, 40, 1.0),  # both floors at 1.0; a floor of 2.0 on either side gives 2.0
+    (10, 81, 81 / 80),  # 1.0125; max_length/81 gives 1.0
+])
+def test_decoding_time_scales_with_the_beam_and_the_length_above_the_measured_ones(beam, max_length, factor):
+    """Decoding was measured at beam 10 and up to 80 tokens: the factor is max(1, beam/10) x max(1, length/80)."""
+    assert _beam_factor(DecodingConfig(beam_size=beam, max_length=max_length, nbest=1)) == pytest.approx(factor)
+
+
+def test_a_decode_request_from_its_lines_and_beam(tmp_path, monkeypatch):
+    """9,045 test lines at beam 20, length 160 (factor 4): 2 x 9,045 x 4 / 30 lines a second = 2,412 s = 40.2 min,
+    plus 10 min start-up = 50.2, rounded up to 60. Mutants: lines divided by the factor (20 min), the safety
+    factor divided by the lines (10 min), seconds / 61 (49.5 -> 50)."""
+    shutil.copy(ROOT / "tests/fixtures/tiny_params.yaml", tmp_path / "params.yaml")
+    local_params(tmp_path)
+    raw = yaml.safe_load((tmp_path / "params.yaml").read_text())
+    raw["decoding"]["wide"] = {"beam_size": 20, "max_length": 160}
+    raw["experiments"]["m_encdec"]["decoding"] = "wide"
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    (tmp_path / "mydata/test.src").write_text("a b\n" * 9045)
+    monkeypatch.chdir(tmp_path)
+    assert decode_resources(load_config("params.yaml"), "m_encdec").runtime == 60
+
+
+def test_a_data_stage_request_by_hand_and_its_cap():
+    """1,659 s and 700 MB per million pairs, one million pairs: 5 + 2 x 1,659 / 60 = 60.3 min -> 70 (seconds / 61
+    gives 59.4 -> 60; steps of 11 give 66; x 60 instead of / 60 gives hours); 2,000 + 1.5 x 700 = 3,050 MB -> 4,000
+    (steps of 1,001 give 4,004). A cap of 30 gives 30 (a mutant that never caps gives 70); no cap keeps 70 (a
+    mutant that always caps fails on None)."""
+    rate = StageRate(seconds_per_million_pairs=1659, mb_per_million_pairs=700)
+    assert data_stage_request(rate, 1.0) == Resources(gpus=0, mem_mb=4000, runtime=70)
+    assert data_stage_request(rate, 1.0, None).runtime == 70
+    assert data_stage_request(rate, 1.0, 30).runtime == 30
+    assert data_stage_request(rate, 1.0, 80).runtime == 70
+
+
+def test_a_huge_local_dataset_asks_for_at_most_max_runtime(tmp_path, monkeypatch):
+    """250 million pairs a split: every data stage's estimate is days; max_runtime 120 caps each request at 120
+    (a mutant that drops the config's cap asks for the estimate)."""
+    shutil.copy(ROOT / "tests/fixtures/tiny_params.yaml", tmp_path / "params.yaml")
+    local_params(tmp_path)
+    raw = yaml.safe_load((tmp_path / "params.yaml").read_text())
+    raw["max_runtime"] = 120
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(resources, "split_pairs", lambda config, dataset, split: 250_000_000)
+    requests = data_resources(load_config("params.yaml"), "mine")
+    assert [r.runtime for r in (requests.prepare, requests.segment, requests.vocab)] == [120, 120, 120]
+
+
+def test_rates_are_read_from_the_folder_given(tmp_path):
+    """A GPU rate file in the folder passed in is read (a mutant reading results/train_speed/ instead finds only the
+    CPU file there, which is skipped, and returns nothing)."""
+    (tmp_path / "gpu.json").write_text(json.dumps({"device": "NVIDIA H100", "date": "2026-11-25", "results": [
+        {"name": "syn_copynet", "train_tokens_per_s": 9000.0, "target_length": 20.0, "batch": 64,
+         "architecture": "copynet"}]}))
+    rates = measured_gpu_rates(tmp_path)
+    assert list(rates) == ["syn_copynet"] and rates["syn_copynet"].tokens_per_s == 9000.0
+
+
+def test_one_job_for_several_stages_and_none_for_no_stage():
+    """The most GPUs (2) and memory (5,000) any stage asks for, the sum of the wall times (30 + 20 + 50)."""
+    assert serial([Resources(1, 2000, 30), Resources(0, 5000, 20), Resources(2, 1000, 50)]) == Resources(2, 5000, 100)
+    with pytest.raises(ValueError, match="^no stages to run$"):
+        serial([])
+
+
+@pytest.mark.parametrize("epoch_seconds, jobs", [
+    (3000, 5),  # (120 - 10) x 60 / (2 x 3,000) = 1.1 -> 1 epoch a job -> 5 jobs (a mutant wanting 2 a job: None)
+    (1666, 5),  # 6,600 / 3,332 = 1.98 -> 1 a job -> 5 (x 61 instead of x 60: 2.01 -> 2 a job -> 3 jobs)
+    (4000, None),  # 6,600 / 8,000 = 0.83: not one epoch fits a 120-minute job
+])
+def test_jobs_a_capped_training_takes(epoch_seconds, jobs):
+    """Five epochs at the doubled rate, 120-minute jobs less 10 minutes of start-up each."""
+    estimate = TrainEstimate(pairs=1000, epoch_seconds=epoch_seconds, epochs=5, minutes=10_000, basis="projected")
+    assert estimate.jobs(120) == jobs
+
+
+def test_parameters_of_a_transformer_and_of_lstm_and_gru_encoders_by_hand():
+    """Transformer, d 8, 2 heads of 4, feed-forward 16, 2 + 2 layers, 10 words: feed-forward 2 x 8 x 16 = 256;
+    encoder 2 x (4 x 8 x 8 + 256) = 1,024; decoder 2 x (8 x 8 x 8 + 256) = 1,536; output 10 x 8 = 80; two
+    embedding tables 2 x 10 x 8 = 160: 2,800.
+    RNNSearch, embedding 4, hidden 6, bidirectional (memory 12), one layer a side, 10 words: LSTM (4 gates):
+    encoder 2 x 4 x 6 x (4 + 6) = 480, decoder 4 x 6 x (4 + 12 + 6) = 528, attention 2 x 12 x 6 = 144, output
+    10 x 6 = 60, tables 2 x 10 x 4 = 80: 1,292; GRU (3 gates): 360 + 396 + 144 + 60 + 80 = 1,040."""
+    transformer = ModelConfig(architecture="transformer", embedding_size=8, heads=2, key_size=4, feedforward_size=16,
+                              encoder_layers=2, decoder_layers=2)
+    assert parameters(transformer, 10) == 2800
+    rnn = dict(architecture="rnnsearch", embedding_size=4, hidden_size=6, bidirectional=True, encoder_layers=1,
+               decoder_layers=1)
+    assert parameters(ModelConfig(cell="lstm", **rnn), 10) == 1292
+    assert parameters(ModelConfig(cell="gru", **rnn), 10) == 1040
