@@ -16,7 +16,9 @@ from pathlib import Path
 
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "resources": (["src/paragen/pipeline/resources.py"],
-                  ["tests/test_resources.py", "tests/test_resource_formula_faults.py", "tests/test_suite_costs.py",
+                  ["tests/test_resources.py", "tests/test_resource_formula_faults.py", "tests/test_resource_mutants.py",
+                   "tests/test_suite_costs.py",
+                   "tests/test_local_data.py::test_cluster_requests_size_a_local_split_by_its_lines",
                    "-m", "not e2e and not cluster"]),
     "metrics": (["src/paragen/metrics/*"],
                 ["tests/test_metrics_text.py", "tests/test_sari_cases.py", "tests/test_sari_sentence.py",

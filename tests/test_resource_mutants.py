@@ -111,3 +111,8 @@ def test_parameters_of_a_transformer_and_of_lstm_and_gru_encoders_by_hand():
                decoder_layers=1)
     assert parameters(ModelConfig(cell="lstm", **rnn), 10) == 1292
     assert parameters(ModelConfig(cell="gru", **rnn), 10) == 1040
+
+
+def test_snakemakes_resource_names():
+    """Snakemake's standard names, which the SLURM executor plugin reads: ``gpu``, ``mem_mb``, ``runtime``."""
+    assert Resources(gpus=2, mem_mb=3000, runtime=40).snakemake() == {"gpu": 2, "mem_mb": 3000, "runtime": 40}
