@@ -122,8 +122,9 @@ def test_parameters_of_a_unidirectional_two_layer_and_a_summed_bidirectional_enc
     """GRU RNNSearch, embedding 4, hidden 6, 10 words, two embedding tables (80).
     One direction, 2 + 2 layers (memory 6): encoder 3 x 6 x (4 + 6) = 180 plus a layer 3 x 6 x (6 + 6) = 216;
     decoder 3 x 6 x (4 + 6 + 6) = 288 plus a layer 3 x 6 x 2 x 6 = 216; attention 2 x 6 x 6 = 72; output 60:
-    1,112 (two directions regardless, memory 12: 1,008 + 612 + 144 + 60 + 80 = 1,904). Both directions summed, one layer a side (memory 6, not 12):
-    2 x 3 x 6 x (4 + 6) = 360, 288, 72, 60, 80: 860 (memory 12 as if concatenated: 1,040)."""
+    1,112 (two directions regardless, memory 12: 1,008 + 612 + 144 + 60 + 80 = 1,904). Both directions summed,
+    one layer a side (memory 6, not 12): 2 x 3 x 6 x (4 + 6) = 360, 288, 72, 60, 80: 860 (memory 12 as if
+    concatenated: 1,040)."""
     rnn = dict(architecture="rnnsearch", cell="gru", embedding_size=4, hidden_size=6)
     assert parameters(ModelConfig(bidirectional=False, encoder_layers=2, decoder_layers=2, **rnn), 10) == 1112
     assert parameters(ModelConfig(bidirectional=True, bidirectional_merge="sum", **rnn), 10) == 860
