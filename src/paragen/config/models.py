@@ -58,7 +58,7 @@ class PretrainedEmbeddings(RawFile):
 
 
 class ModelConfig(_Strict):
-    """One model configuration; ``architecture`` picks the composition (DESIGN.md §4)."""
+    """One model configuration; ``architecture`` picks the composition (docs/models.md)."""
 
     architecture: Architecture = Field(description="encdec: no attention (CopyNet Table 1's Enc-Dec); rnnsearch: "
         "attention (Bahdanau/Luong); copynet: generate or copy (001); wean: output by querying word embeddings "
