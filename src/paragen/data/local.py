@@ -16,11 +16,11 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paragen.atomic import replaced_directory, write_json
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.data.fetch import digests
 from paragen.data.overlap import check_overlap
-from paragen.data.prepare import Split, deduplicate, drop_empty, drop_overlong, strip_specials, write_split
+from paragen.data.prepare import Split, deduplicate, drop_empty, drop_overlong, strip_specials
+from paragen.data.prepared_files import publish_prepared
 
 if TYPE_CHECKING:  # data sits below config (docs/architecture.md): the schema is for annotations only
     from paragen.config.local_data import LocalDataset, LocalFile
@@ -82,9 +82,6 @@ def prepare_local(name: str, dataset: LocalDataset, out_root: str | Path = "data
         summary[split] = {"pairs": len(data), "references": len(data.references), "paper": None, "notes": data.notes}
     overlap = check_overlap(name, prepared, dataset.max_overlap, f"datasets.{name}.max_overlap")
     files = {f.path: f.sha256 or digests(Path(f.path))[0] for s in dataset.files.values() for f in s.files()}
-    with replaced_directory(Path(out_root) / name) as staging:
-        for split, data in prepared.items():
-            write_split(staging, split, data)
-        write_json(staging / "prepare.json", {"dataset": name, "kind": "local", "files": files, "splits": summary,
-                                              "overlap": overlap})
+    publish_prepared(Path(out_root) / name, prepared,
+                     {"dataset": name, "kind": "local", "files": files, "splits": summary, "overlap": overlap})
     return summary

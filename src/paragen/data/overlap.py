@@ -15,7 +15,7 @@ is always of the split evaluated on. Empty sources (a reference-only split) are 
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence
+from typing import Mapping, Protocol
 
 from paragen.data.corpus import CorpusError
 
@@ -69,7 +69,6 @@ def check_overlap(dataset: str, splits: Mapping[str, Pairs], max_overlap: int,
 
 def allowed_overlap(measured: Mapping[str, Mapping[str, int | bool]]) -> list[str]:
     """Caption phrases for the guarded pairs that do overlap (``"12 test lines share a source with train"``)."""
-    phrases: Sequence[str] = [f"{counts['sources']:,} {key.split('/')[1]} lines share a source sentence with "
-                              f"{key.split('/')[0]} ({counts['pairs']:,} identical pairs)"
-                              for key, counts in measured.items() if counts.get("guarded") and counts["sources"]]
-    return list(phrases)
+    return [f"{counts['sources']:,} {key.split('/')[1]} lines share a source sentence with {key.split('/')[0]} "
+            f"({counts['pairs']:,} identical pairs)"
+            for key, counts in measured.items() if counts.get("guarded") and counts["sources"]]

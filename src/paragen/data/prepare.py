@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from paragen.atomic import atomic_open, replaced_directory, write_json
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_raw
 from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE, HWANG_FILES, NISIOI_PAIRS, read_hwang
 from paragen.data.lcsts import read_lcsts
 from paragen.data.overlap import check_overlap
+from paragen.data.prepared_files import publish_prepared
 
 log = logging.getLogger(__name__)
 
@@ -331,19 +331,6 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
-def write_split(out_dir: Path, split: str, data: Split) -> None:
-    """Write the split; a reference-only split (no sources mirrored) gets no ``.src`` file."""
-    if any(data.sources):
-        with atomic_open(out_dir / f"{split}.src") as handle:
-            handle.writelines(s + "\n" for s in data.sources)
-    with atomic_open(out_dir / f"{split}.tgt") as handle:
-        handle.writelines(t + "\n" for t in data.references[0])
-    if len(data.references) > 1:
-        for k, ref in enumerate(data.references):
-            with atomic_open(out_dir / f"{split}.ref.{k}") as handle:
-                handle.writelines(r + "\n" for r in ref)
-
-
 def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | Path = "data/raw",
                     out_root: str | Path = "data/prepared", options: dict | None = None,
                     check_counts: bool = True, max_line_chars: int = MAX_LINE_CHARS,
@@ -388,9 +375,6 @@ def prepare_dataset(name: str, splits: list[str] | None = None, raw_root: str | 
         summary[split] = {"pairs": len(data), "references": len(data.references), "paper": expected,
                           "notes": data.notes}
     overlap = check_overlap(name, built, max_overlap, "--max-overlap")
-    with replaced_directory(Path(out_root) / name) as staging:
-        for split, data in built.items():
-            write_split(staging, split, data)
-        write_json(staging / "prepare.json", {"dataset": name, "options": options, "splits": summary,
-                                              "overlap": overlap})
+    publish_prepared(Path(out_root) / name, built,
+                     {"dataset": name, "options": options, "splits": summary, "overlap": overlap})
     return summary

@@ -137,9 +137,10 @@ def overlap_text(config: ParagenConfig, experiments: list[str]) -> str:
     parts = []
     for name in dict.fromkeys(config.experiments[e].dataset for e in experiments):
         spec = config.datasets[name]
-        record = Path(artifacts.prepared_dir(spec.recipe or name if isinstance(spec, RealDataset) else name),
-                      "prepare.json")
-        if isinstance(spec, RealDataset) and record.exists():
+        if not isinstance(spec, RealDataset):  # generated data: one generator draws every split
+            continue
+        record = Path(artifacts.prepared_dir(spec.recipe or name), "prepare.json")
+        if record.exists():
             phrases = allowed_overlap(json.loads(record.read_text(encoding="utf-8")).get("overlap", {}))
             if phrases:
                 parts.append(f"{name}: {'; '.join(phrases)} (allowed by datasets.{name}.max_overlap)")
