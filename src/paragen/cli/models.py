@@ -211,13 +211,19 @@ def cmd_align(args: argparse.Namespace) -> None:
         print(f"{args.experiment} {args.split}: matrices of line(s) {', '.join(map(str, lines))} in {args.matrices}")
 
 
+def _reads_run(args: argparse.Namespace) -> list[tuple[str, bool]]:
+    """decode and align read a trained run: a shared lock on it (:mod:`paragen.locks`), so two of them work side
+    by side but neither beside the run's trainer."""
+    return [(artifacts.run_dir(args.experiment), True)]
+
+
 def register(commands: Commands) -> None:
     """Add this module's subcommands to ``paragen``'s parser."""
     add = commands.add
     for name, handler, text in (("train", cmd_train, "train one experiment (resumes an interrupted run)"),
                                 ("decode", cmd_decode, "beam-search decode one experiment's test set")):
         # train holds its run's lock itself (paragen.training.runlock, also under torchrun); decode reads the run
-        p = add(name, handler, text, writes=None if name == "train" else lambda a: [(artifacts.run_dir(a.experiment), True)])
+        p = add(name, handler, text, writes=None if name == "train" else _reads_run)
         p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments: (an unknown name lists the valid ones)")
         p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu; "
                        "train under torchrun: cuda:LOCAL_RANK per process)")
@@ -230,7 +236,7 @@ def register(commands: Commands) -> None:
                            "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")
     p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
             "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences",
-            writes=lambda a: [(artifacts.run_dir(a.experiment), True)])
+            writes=_reads_run)
     p.add_argument("--experiment", required=True, help="an experiment name under params.yaml's experiments:")
     p.add_argument("--split", default="test", help="the split of the experiment's data to read (default test)")
     p.add_argument("--gold", help="gold links, one line of i-j pairs (source-target positions, 0-based) per pair "

@@ -183,7 +183,7 @@ class Loss:
 
     Every field is a 0-d tensor on the model's device, never a Python number: turning one into a number
     (``int()``, ``float()``, ``.item()``) waits for the GPU to finish the batch, and the trainer reads its sums
-    back once per epoch instead (:class:`paragen.training.trainer.EpochSums`).
+    back once per epoch instead (:class:`paragen.training.sums.EpochSums`).
     """
 
     total: torch.Tensor  # scalar the optimiser minimises

@@ -68,7 +68,8 @@ class DivergedError(ValueError):
     Raised after the epoch's batches and before anything of that epoch is written, so the resume state and
     ``resume/best.pt`` keep the last good epoch and a published ``best.pt``/``last.pt`` stays as it was: the
     weights after a non-finite step are NaN (Adam and clipping carry it into every weight), and validating such
-    weights used to crash (an ``IndexError`` in the trainer's ``_epoch_row``: greedy decoding found no output). A ``ValueError``, so ``paragen train`` reports it in one line. A rerun resumes from the kept epoch
+    weights used to crash (an ``IndexError`` in the trainer's ``_epoch_row``: greedy decoding found no output).
+    A ``ValueError``, so ``paragen train`` reports it in one line. A rerun resumes from the kept epoch
     only with the same settings; a lowered learning rate changes the resume digest and trains from scratch."""
 
 
