@@ -46,6 +46,36 @@ def paired_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, score: ScoreFn, s
     return BootstrapResult(score(stats_a), score(stats_b), not_better / samples, samples, seed)
 
 
+def group_sums(values: np.ndarray, groups: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the sum of ``values`` and the number of sentences: ``(sums [G, ...], sizes [G])``.
+
+    ``values`` is ``[N]`` or ``[N, K]`` (K systems scored on the same sentences), ``groups`` has N labels; the G
+    groups are numbered in order of first appearance, so a seed draws the same groups whoever calls. Resampling
+    groups then needs only these G-row tables (a resample is a sum over drawn rows), not the N sentences.
+    """
+    if len(values) != len(groups):
+        raise ValueError(f"{len(values)} sentences but {len(groups)} group labels")
+    if len(values) == 0:
+        raise ValueError("cannot bootstrap an empty test set")
+    index = {name: i for i, name in enumerate(dict.fromkeys(groups))}
+    ids = np.fromiter((index[group] for group in groups), dtype=np.intp, count=len(groups))
+    sums = np.zeros((len(index),) + np.shape(values)[1:])
+    np.add.at(sums, ids, np.asarray(values, dtype=float))
+    return sums, np.bincount(ids, minlength=len(index)).astype(float)
+
+
+def draw_groups(count: int, samples: int, seed: int) -> np.ndarray:
+    """``[samples, count]`` group indices: each row one resample of ``count`` groups drawn with replacement."""
+    return np.random.default_rng(seed).integers(0, count, size=(samples, count))
+
+
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central ``level`` percentile interval of resampled ``values`` (0.95: 2.5th and 97.5th percentiles)."""
+    tail = 100.0 * (1.0 - level) / 2
+    low, high = np.percentile(values, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
 def cluster_interval(correct: np.ndarray, groups: list[str], samples: int = 1000, seed: int = 12345,
                      level: float = 0.95) -> tuple[float, float]:
     """Percentile interval (%) of the accuracy of ``correct`` (0/1 per sentence) when whole groups are resampled.
@@ -54,19 +84,6 @@ def cluster_interval(correct: np.ndarray, groups: list[str], samples: int = 1000
     instances (100 test instances of one rule succeed or fail together), so the resampling unit is the
     rule: each resample draws as many groups as there are, with replacement, and takes all their sentences.
     """
-    if len(correct) != len(groups):
-        raise ValueError(f"{len(correct)} sentences but {len(groups)} group labels")
-    if len(correct) == 0:
-        raise ValueError("cannot bootstrap an empty test set")
-    names = list(dict.fromkeys(groups))
-    index = {name: i for i, name in enumerate(names)}
-    hits, sizes = np.zeros(len(names)), np.zeros(len(names))
-    for value, group in zip(correct, groups):
-        hits[index[group]] += value
-        sizes[index[group]] += 1
-    rng = np.random.default_rng(seed)
-    drawn = rng.integers(0, len(names), size=(samples, len(names)))
-    accuracy = 100.0 * hits[drawn].sum(axis=1) / sizes[drawn].sum(axis=1)
-    tail = 100.0 * (1.0 - level) / 2
-    low, high = np.percentile(accuracy, [tail, 100.0 - tail])
-    return float(low), float(high)
+    hits, sizes = group_sums(correct, groups)
+    drawn = draw_groups(len(sizes), samples, seed)
+    return percentile_interval(100.0 * hits[drawn].sum(axis=1) / sizes[drawn].sum(axis=1), level)
