@@ -7,13 +7,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+from typing import Any
 
 from paragen import artifacts
 from paragen.atomic import write_json
 from paragen.cli.args import input_dir, input_file, named_input_file, output_file, positive_int
 from paragen.cli.common import Commands, load_params, named_files, known_experiment
-from paragen.config import ConfigError
-from paragen.data.corpus import MAX_LINE_CHARS, check_aligned, read_lines
+from paragen.config import ConfigError, ParagenConfig
+from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.data.registry import default_mirror
 
 log = logging.getLogger("paragen")
@@ -42,15 +43,64 @@ def cmd_compare(args: argparse.Namespace) -> None:
     from paragen.scoring.comparison import compare_experiments
     from paragen.report.comparisons import METRIC_NAMES, p_text
 
+    if (args.tags is None) != (args.groups is None) or (args.tags is not None and args.metric != "exact"):
+        raise ConfigError("--tags and --groups: both or neither, and only with --metric exact (rule data: the "
+                          "clustered bootstrap resamples rules, each line's type from --tags, its rule from --groups)")
     config = load_params(args)
     known_experiment(config, args.experiment)
     known_experiment(config, args.baseline)
     result = compare_experiments(config, args.experiment, args.baseline, args.metric, args.samples)
+    if args.tags is not None:
+        result["clustered"] = clustered_test(config, args.experiment, args.baseline, args.tags, args.groups,
+                                             args.samples)
     write_json(args.out, result)
     for split, test in result["splits"].items():
         print(f"{args.experiment} vs {args.baseline}, {METRIC_NAMES[test['on']]} on {split}: {test['score_b']:.2f} vs "
               f"{test['score_a']:.2f} ({test['delta']:+.2f}), {p_text(test['p_value'], test['samples'])} "
-              f"({test['samples']} paired resamples)")
+              f"({test['samples']} paired resamples of sentences)")
+    clustered = result.get("clustered")
+    if clustered:
+        for name, test in [("all types", clustered["overall"]), *clustered["by_type"].items()]:
+            low, high = test["delta_ci95"]
+            print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, resampling "
+                  f"rules: {test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}, 95 % interval "
+                  f"{low:+.2f} to {high:+.2f}), {p_text(test['p_value'], test['samples'])} ({test['groups']} rules, "
+                  f"{test['samples']} paired resamples)")
+
+
+def clustered_test(config: ParagenConfig, experiment: str, baseline: str, tags_file: str, groups_file: str,
+                   samples: int) -> dict[str, Any]:
+    """``compare --tags --groups``: the paired bootstrap of exact match resampling rules (issue 40), overall and per
+    copying type, on the one test split of rule data; A is the baseline, B the experiment, as in ``splits``.
+
+    Exact match is scored as ``paragen score --metric exact`` scores it (whitespace tokens equal the reference's);
+    the hypotheses, the reference, the tags and the groups must have a line each per test sentence."""
+    import numpy as np
+
+    from paragen.metrics.cluster_bootstrap import clustered_comparison
+
+    dataset = config.dataset_of(experiment)
+    splits = config.test_splits(dataset)
+    if len(splits) != 1:
+        raise ConfigError(f"--tags/--groups describe one test split; {dataset} has {len(splits)}: {splits}")
+    split = splits[0]
+    ref = f"{artifacts.experiment_data(config, experiment).directory}/{split}.tgt"
+    references = [line.split() for line in read_lines(ref)]
+    correct = []
+    for row in (baseline, experiment):
+        hyp = artifacts.hyp_path(row, split)
+        hyps = read_lines(hyp)
+        check_aligned(hyp, len(hyps), ref, len(references))
+        correct.append(np.array([float(h.split() == r) for h, r in zip(hyps, references)]))
+    tags, groups = read_lines(tags_file), read_lines(groups_file)
+    check_aligned(hyp, len(hyps), tags_file, len(tags))
+    check_aligned(hyp, len(hyps), groups_file, len(groups))
+    try:
+        tests = clustered_comparison(correct[0], correct[1], tags, groups, samples)
+    except ValueError as error:
+        raise CorpusError(f"{groups_file} with {tags_file}: {error}") from None
+    return {"unit": tests["unit"], "split": split, "tags_file": tags_file, "groups_file": groups_file,
+            "overall": tests["overall"], "by_type": tests["by_type"]}
 
 
 def cmd_system(args: argparse.Namespace) -> None:
@@ -157,6 +207,13 @@ def register(commands: Commands) -> None:
     p.add_argument("--metric", required=True, choices=["exact", "bleu", "sari", "rouge", "oddgen"],
                    help="what is resampled (rouge: ROUGE-2); must be one the dataset is scored with")
     p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--tags", type=input_file,
+                   help="rule data, with --groups and --metric exact: the test split's copying type per line "
+                   "(`paragen generate`'s test.tag): the JSON adds \"clustered\", a paired bootstrap resampling rules, "
+                   "overall and per type (the line bootstrap stays under \"splits\")")
+    p.add_argument("--groups", type=input_file,
+                   help="with --tags: the test split's rule per line (`paragen generate`'s test.rule), the unit "
+                   "resampled")
     p.add_argument("--out", type=output_file, required=True, help="the result as JSON")
     p = add("system", cmd_system, "compute the test output of a row that needs no training (identity, skip, "
             "paraphrase, oracle: 003 Table 1) into runs/NAME/test.hyp")
