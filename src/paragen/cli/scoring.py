@@ -64,8 +64,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
             low, high = test["delta_ci95"]
             print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, resampling "
                   f"rules: {test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}, 95 % interval "
-                  f"{low:+.2f} to {high:+.2f}), {p_text(test['p_value'], test['samples'])} ({test['groups']} rules, "
-                  f"{test['samples']} paired resamples)")
+                  f"{low:+.2f} to {high:+.2f}), {p_text(test['p_value'], test['samples'])} ({test['groups']} "
+                  f"rule{'s' if test['groups'] != 1 else ''}, {test['samples']} paired resamples)")
 
 
 def clustered_test(config: ParagenConfig, experiment: str, baseline: str, tags_file: str, groups_file: str,
