@@ -62,7 +62,7 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
         "m_identity": {"experiment": "m_identity", "dataset": "mine", **scores(20.0, 18.0)}})
     lines = md.splitlines()
     assert "| model | valid BLEU | valid SARI | test BLEU | test SARI |" in lines
-    assert "| WEAN | 41.0 | 35.5 | 39.0 | 33.2 |" in lines  # 33.25 -> 33.2: Python rounds half to even
+    assert "| WEAN | 41.0 | 35.5 | 39.0 | 33.3 |" in lines  # 33.25 -> 33.3: half up (paragen.report.rounding)
     assert "| identity | — | — | 20.0 | 18.0 |" in lines  # a system scores test alone
     assert "identity, valid BLEU: not scored on valid (results/metrics/m_identity.json holds the test split alone)" \
         in md
@@ -74,8 +74,8 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
     assert "Sentences: valid 12, test 12." in md
     header, *rows = csv_text.splitlines()
     assert header == "table,row,column,reproduced,note,best_epoch,epochs_run,hit_epoch_cap"
-    assert rows[0] == "mine,WEAN,valid/bleu,41.00,,2,2,true" and rows[3] == "mine,WEAN,test/sari,33.25,,2,2,true"
-    assert r"WEAN & 41.0 & 35.5 & 39.0 & 33.2 \\" in tex and "Cells: our runs' scores." in tex
+    assert rows[0] == "mine,WEAN,valid/bleu,41.0,,2,2,true" and rows[3] == "mine,WEAN,test/sari,33.25,,2,2,true"
+    assert r"WEAN & 41.0 & 35.5 & 39.0 & 33.3 \\" in tex and "Cells: our runs' scores." in tex
 
 
 def test_exact_match_is_a_column_where_the_data_is_scored_with_it(tmp_path, monkeypatch):
@@ -90,7 +90,7 @@ def test_exact_match_is_a_column_where_the_data_is_scored_with_it(tmp_path, monk
     assert "| WEAN | 41.0 | 35.5 | 25.0 | 39.0 | 33.0 | 8.5 |" in lines
     assert "| identity | — | — | — | 20.0 | 18.0 | 0.0 |" in lines
     assert "Exact match: % of outputs equal to the first reference, token for token." in md
-    assert "mine,WEAN,test/exact,8.50," in csv_text
+    assert "mine,WEAN,test/exact,8.5," in csv_text
 
 
 def test_exact_match_is_scored_by_paragen_evaluate_against_the_first_reference(tmp_path):

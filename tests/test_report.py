@@ -38,8 +38,8 @@ def test_cells_show_paper_reproduced_difference_and_reasons(tmp_path):
     assert "| RNNSearch | 99.0 / — |" in md
     assert "Caption." in md and "not yet run" in md
     csv_text = to_csv(table)
-    assert "t,CopyNet,x->0,97.30,90.00,-7.30," in csv_text
-    assert "t,WEAN,x->x,,95.00,,not in paper" in csv_text
+    assert "t,CopyNet,x->0,97.3,90.0,-7.3," in csv_text  # the CSV keeps exact values, unrounded
+    assert "t,WEAN,x->x,,95.0,,not in paper" in csv_text
     tex = to_latex(table)
     assert r"x $\rightarrow$ $\emptyset$" in tex and r"\label{tab:t}" in tex
 
@@ -103,7 +103,7 @@ def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
     assert "- Enc-Dec: best epoch 1 of 3 run; stopped early (2 epochs without a validation gain)" in md
     csv_text = to_csv(table)
     assert csv_text.splitlines()[0].endswith(",best_epoch,epochs_run,hit_epoch_cap")
-    assert "t,CopyNet,x->0,97.30,90.00,-7.30,,3,3,true" in csv_text and "t,Enc-Dec,x->0,100.00,90.00,-10.00,,1,3,false" in csv_text
+    assert "t,CopyNet,x->0,97.3,90.0,-7.3,,3,3,true" in csv_text and "t,Enc-Dec,x->0,100.0,90.0,-10.0,,1,3,false" in csv_text
     assert "best epoch" not in to_latex(table)  # training lines stay in the Markdown, not the LaTeX caption
 
 
@@ -235,7 +235,7 @@ def test_one_run_cells_show_the_rule_interval_as_plus_minus_and_in_the_csv(tmp_p
     assert "95 % interval" in md
     lines = to_csv(table).splitlines()
     assert lines[0].endswith(",ci95_low,ci95_high")
-    assert any(line.startswith("t,CopyNet,xy->xy,") and line.endswith(",70.00,86.00") for line in lines)
+    assert any(line.startswith("t,CopyNet,xy->xy,") and line.endswith(",70.0,86.0") for line in lines)
 
 
 def test_a_run_is_judged_by_the_stopping_rule_it_trained_under():

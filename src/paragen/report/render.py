@@ -11,31 +11,30 @@ import io
 from typing import TYPE_CHECKING
 
 from paragen.pipeline.tables import ABSENT
+from paragen.report.rounding import exact, exact_difference, exact_text, shown, shown_difference
 
 if TYPE_CHECKING:
     from paragen.report.tables import Cell, Column, ResultTable
 
 
-def _num(value: float | None, signed: bool = False, decimals: int = 1) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
-
-
+def _num(value: float | None, decimals: int = 1) -> str:
+    return "—" if value is None else shown(value, decimals)
 
 
 def cell_text(cell: Cell, decimals: int = 1, own: bool = False) -> str:
-    """"paper / reproduced (difference)"; in a table of your own data (``own``) the reproduced number alone."""
-    ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals=decimals)
+    """"paper / reproduced (difference)"; in a table of your own data (``own``) the reproduced number alone. Every
+    number is rounded half up, and the difference is that of the two numbers shown (:mod:`paragen.report.rounding`);
+    an interval's half width is taken exactly from its bounds before rounding."""
+    ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals)
     if cell.sd is not None:
-        ours += f" ± {_num(cell.sd, decimals=decimals)}"
+        ours += f" ± {_num(cell.sd, decimals)}"
     elif cell.interval is not None:
-        ours += f" ± {_num((cell.interval[1] - cell.interval[0]) / 2, decimals=decimals)}"
+        ours += f" ± {shown((exact(cell.interval[1]) - exact(cell.interval[0])) / 2, decimals)}"
     if own:
         return ours
-    text = f"{_num(cell.paper, decimals=decimals)} / {ours}"
+    text = f"{_num(cell.paper, decimals)} / {ours}"
     if cell.difference is not None:
-        text += f" ({_num(cell.difference, signed=True, decimals=decimals)})"
+        text += f" ({shown_difference(cell.reproduced, cell.paper, decimals)})"
     return text
 
 
@@ -87,7 +86,9 @@ SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over
 def to_csv(table: ResultTable) -> str:
     """One line per cell. A table with several seeds per row adds ``sd``, ``seeds`` and ``per_seed`` columns
     (``;``-separated, in seed order) and gives ``best_epoch``/``epochs_run``/``hit_epoch_cap`` per seed the same
-    way; ``reproduced`` is then the mean. A table of your own data has no ``paper`` and ``difference`` columns."""
+    way; ``reproduced`` is then the mean. A table of your own data has no ``paper`` and ``difference`` columns.
+    Numbers are exact, not rounded (the metrics file's value; ``difference``: reproduced − paper as decimals), so a
+    program reading the CSV can round them as the tables do (:mod:`paragen.report.rounding`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     seeded = table.seeded
@@ -96,7 +97,7 @@ def to_csv(table: ResultTable) -> str:
                      "note", "best_epoch", "epochs_run", "hit_epoch_cap"]
                     + (["sd", "seeds", "per_seed"] if seeded else []) + (["ci95_low", "ci95_high"] if table.intervals
                                                                            else []))
-    fmt = lambda v: "" if v is None else f"{v:.2f}"  # noqa: E731
+    fmt = lambda v: "" if v is None else exact_text(v)  # noqa: E731
     for row in table.rows:
         outcomes = [outcome for _, outcome in table.training.get(row, [])]
         run = [";".join(str(v) for v in values) for values in (
@@ -105,7 +106,7 @@ def to_csv(table: ResultTable) -> str:
         for c in table.columns:
             cell = table.cells[(row, c.key)]
             line = [table.name, row, c.key, *([fmt(cell.paper)] if compared else []), fmt(cell.reproduced),
-                    *([fmt(cell.difference)] if compared else []), cell.note, *run]
+                    *([_csv_difference(cell)] if compared else []), cell.note, *run]
             if seeded:
                 line += [fmt(cell.sd), ";".join(str(s) for s, _ in cell.per_seed),
                          ";".join(fmt(v) for _, v in cell.per_seed)]
@@ -113,6 +114,10 @@ def to_csv(table: ResultTable) -> str:
                 line += [fmt(cell.interval[0]), fmt(cell.interval[1])] if cell.interval else ["", ""]
             writer.writerow(line)
     return buffer.getvalue()
+
+
+def _csv_difference(cell: Cell) -> str:
+    return "" if cell.difference is None else exact_difference(cell.reproduced, cell.paper)
 
 
 _LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
