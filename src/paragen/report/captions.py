@@ -1,5 +1,7 @@
 """Caption and setup text of a results table: data scale, model sizes, hardware and wall time, the rows without
-training, pretrained embeddings, metric ceilings, and why a row did not run."""
+training, pretrained embeddings, metric ceilings, and why a row did not run. A score a reader compares with the
+table's cells (ceilings, a skip row's mean over seeds) is rounded as the cells are (:mod:`paragen.report.rounding`);
+wall times are not scores and keep Python's format."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
 from paragen.models.pretrained import EmbeddingInit
 from paragen.report.figures import read_log
+from paragen.report.rounding import shown
 from paragen.training.stopping import SESSIONS_FILE
 
 
@@ -98,7 +101,7 @@ def rule_ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
         if not isinstance(config.datasets[name], SyntheticDataset) or not stats.exists():
             continue
         by_type = json.loads(stats.read_text(encoding="utf-8")).get("by_type", {})
-        parts += [f"{tag.replace('->', ' → ').replace('0', '∅')} {row['test_ceiling']:.1f}"
+        parts += [f"{tag.replace('->', ' → ').replace('0', '∅')} {shown(row['test_ceiling'], 1)}"
                   for tag, row in by_type.items() if row.get("test_ceiling", 100.0) < 100.0]
     return (" Ceiling (best expected exact match of a model that knows every rule; where x and y sit side by side"
             f" a test source splits more than one way and is right only by chance): {', '.join(parts)}; 100 on the"
@@ -123,7 +126,8 @@ def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
         request = score_request(spec.evaluation, "rouge", str(gold.parent), str(gold), refs=[str(gold)])
         rouge = score(request)["score"]
         one_word = sum(len(line.split()) == 1 for line in gold.read_text(encoding="utf-8").splitlines())
-        parts.append(f"ROUGE-1 {rouge['rouge1']:.1f} / ROUGE-2 {rouge['rouge2']:.1f} / ROUGE-L {rouge['rougeL']:.1f}"
+        parts.append(f"ROUGE-1 {shown(rouge['rouge1'], 1)} / ROUGE-2 {shown(rouge['rouge2'], 1)} / ROUGE-L "
+                     f"{shown(rouge['rougeL'], 1)}"
                      f" ({one_word} one-word headlines score 0 on ROUGE-2)")
     return ((f" Ceiling (the gold headlines scored against themselves): {'; '.join(parts)}." if parts else "")
             + rule_ceiling_text(config, experiments))
@@ -180,8 +184,8 @@ def sweep_summary(config: ParagenConfig, name: str) -> str:
     if found is None:
         return ""
     seeds, scores = found
-    shown = ", ".join(f"{m.upper()} {mean:.2f} ± {sd:.2f}" for m, (mean, sd) in scores.items())
-    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {shown}; every p in {artifacts.sweep_outputs(name)[0]})"
+    means = ", ".join(f"{m.upper()} {shown(mean, 2)} ± {shown(sd, 2)}" for m, (mean, sd) in scores.items())
+    return f" (over seeds {spec.seed}..{spec.seed + seeds - 1}: {means}; every p in {artifacts.sweep_outputs(name)[0]})"
 
 
 def describe_embeddings(config: ParagenConfig, rows: dict[str, str]) -> str:
