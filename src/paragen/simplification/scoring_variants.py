@@ -120,6 +120,15 @@ def score_variants(test: TurkTest) -> list[Scored]:
             for text in TEXTS for system in ("identity", "skip (p=.5)", *ORACLES)]
 
 
+Number = tuple[str, str]
+"""One published number: (row, metric), e.g. ("oracle", "BLEU")."""
+METRICS = ("SARI", "BLEU")
+
+
+def within_tolerance(number: Number, residual: float) -> bool:
+    return abs(residual) <= TOLERANCE[number[1]] + 1e-9
+
+
 @dataclass(frozen=True)
 class Protocol:
     """A whole scoring protocol and the residuals (reproduced - published) it leaves on the three rows."""
@@ -137,17 +146,38 @@ class Protocol:
         return self.text, self.sari_refs, self.sari_form, self.bleu_refs, self.bleu_form, self.oracle
 
     @property
+    def numbers(self) -> dict[Number, float]:
+        """The six residuals keyed by (row, metric)."""
+        return {(name, metric): r for name, pair in self.residuals.items() for metric, r in zip(METRICS, pair)}
+
+    def fit(self, leave_out: Number | None = None) -> tuple[int, float]:
+        """(published numbers given back, summed |residual|), over every number but ``leave_out``."""
+        kept = {n: r for n, r in self.numbers.items() if n != leave_out}
+        given_back = sum(within_tolerance(n, r) for n, r in kept.items())
+        # summed row by row, |SARI| + |BLEU| first, as the table has always summed them
+        distance = sum(sum(abs(kept[(name, m)]) for m in METRICS if (name, m) in kept) for name in self.residuals)
+        return given_back, distance
+
+    @property
     def given_back(self) -> int:
-        return sum(abs(s) <= TOLERANCE["SARI"] + 1e-9 for s, _ in self.residuals.values()) + \
-            sum(abs(b) <= TOLERANCE["BLEU"] + 1e-9 for _, b in self.residuals.values())
+        return self.fit()[0]
 
     @property
     def distance(self) -> float:
-        return sum(abs(s) + abs(b) for s, b in self.residuals.values())
+        return self.fit()[1]
 
 
-def rank_protocols(scored: list[Scored]) -> list[Protocol]:
-    """Every protocol, the most published numbers given back first, then the smallest summed |residual|."""
+def rank_by_fit(protocols: list[Protocol], leave_out: Number | None = None) -> list[Protocol]:
+    """The most published numbers given back first, then the smallest summed |residual| (both without
+    ``leave_out``); ties keep the order given (the sort is stable), so in the grid's order."""
+    def criterion(p: Protocol) -> tuple[int, float]:
+        given_back, distance = p.fit(leave_out)
+        return -given_back, distance
+    return sorted(protocols, key=criterion)
+
+
+def protocol_grid(scored: list[Scored]) -> list[Protocol]:
+    """Every protocol, in the grid's order: text, oracle, SARI setting, BLEU setting."""
     by = {(s.text, s.system): s for s in scored}
     protocols = []
     for text, oracle in itertools.product(TEXTS, ORACLES):
@@ -156,10 +186,15 @@ def rank_protocols(scored: list[Scored]) -> list[Protocol]:
             residuals = {name: (row.sari[sari_key] - PUBLISHED[name][0], row.bleu[bleu_key] - PUBLISHED[name][1])
                          for name, row in rows.items()}
             protocols.append(Protocol(text, *sari_key, *bleu_key, oracle, residuals))
-    return sorted(protocols, key=lambda p: (-p.given_back, p.distance))
+    return protocols
 
 
-def _describe(p: Protocol) -> str:
+def rank_protocols(scored: list[Scored]) -> list[Protocol]:
+    """Every protocol, the most published numbers given back first, then the smallest summed |residual|."""
+    return rank_by_fit(protocol_grid(scored))
+
+
+def describe(p: Protocol) -> str:
     return (f"text {p.text}; SARI {p.sari_form} against {p.sari_refs}; BLEU {p.bleu_form} against {p.bleu_refs}; "
             f"{p.oracle}")
 
@@ -168,7 +203,8 @@ def _residual_text(p: Protocol) -> str:
     return "; ".join(f"{name} SARI {s:+.2f}, BLEU {b:+.2f}" for name, (s, b) in p.residuals.items())
 
 
-def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int) -> str:
+def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, more: tuple[str, ...] = ()) -> str:
+    """The whole table; ``more``: lines of further sections, printed before every score."""
     published = ", ".join(f"{name} {s} / {b}" for name, (s, b) in PUBLISHED.items())
     lines = ["# Simplification report (003) Table 1: which scoring protocol gives its rows without training?", "",
              f"Published (003 Table 1, SARI / BLEU): {published}. Scored here on the {test_size} Turk test "
@@ -196,8 +232,8 @@ def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int) ->
     lines += ["## The ten best protocols", "", "| rank | numbers given back | sum of abs residuals | protocol | "
               "residuals |", "| --- | --- | --- | --- | --- |"]
     for i, p in enumerate(ranked[:10], 1):
-        lines.append(f"| {i} | {p.given_back} | {p.distance:.2f} | {_describe(p)} | {_residual_text(p)} |")
-    lines += ["", "## Every score", ""]
+        lines.append(f"| {i} | {p.given_back} | {p.distance:.2f} | {describe(p)} | {_residual_text(p)} |")
+    lines += ["", *more, "## Every score", ""]
     for metric, forms in (("SARI", SARI_FORMS), ("BLEU", tuple(BLEU_FORMS))):
         header = ["system", "text", "references", *forms]
         lines += [f"### {metric}", "", "| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
@@ -225,7 +261,12 @@ def to_csv(scored: list[Scored]) -> str:
 def write_scoring_variants(raw: str | Path, stem: str = TABLE_STEM) -> list[Protocol]:
     test = read_turk_test(raw)
     scored = score_variants(test)
-    ranked = rank_protocols(scored)
-    write_text(f"{stem}.md", to_markdown(scored, ranked, len(test.sources)))
+    grid = protocol_grid(scored)
+    ranked = rank_by_fit(grid)
+    # protocol_cv ranks with this module's rank_by_fit, so it is imported here, not at the top (no import cycle)
+    from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_out
+    cv = leave_one_out(grid)
+    write_text(f"{stem}.md", to_markdown(scored, ranked, len(test.sources), cv_markdown(cv)))
     write_text(f"{stem}.csv", to_csv(scored))
+    write_text(f"{stem}_cv.csv", cv_csv(cv))
     return ranked
