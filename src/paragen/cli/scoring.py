@@ -122,7 +122,8 @@ def cmd_scoring_variants(args: argparse.Namespace) -> None:
     from paragen.simplification.scoring_variants import TABLE_STEM, write_scoring_variants
 
     rows = write_scoring_variants(args.raw)
-    print(f"wrote {TABLE_STEM}.md and .csv ({len(rows)} settings)")
+    print(f"wrote {TABLE_STEM}.md, .csv and _cv.csv ({len(rows)} settings; _cv: each published number predicted by "
+          "the protocol chosen on the other five)")
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -275,8 +276,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--out", required=True, type=output_file, help="output stem: writes STEM.json and STEM.png")
     p.add_argument("--title", default="odd generation")
     p = add("scoring-variants", cmd_scoring_variants, "score identity and oracle on the Turk test under every "
-            "plausible SARI/BLEU setting, to explain the simplification report's numbers (writes "
-            "results/tables/simplification_scoring_variants.*)", params=False)
+            "plausible SARI/BLEU setting, to explain the simplification report's numbers, and cross-validate the choice "
+            "leaving one number out (writes results/tables/simplification_scoring_variants.{md,csv} and "
+            "simplification_scoring_variants_cv.csv)", params=False)
     p.add_argument("--raw", default="data/raw/turkcorpus", type=input_dir,
                    help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
     p = add("published-outputs", cmd_published_outputs,
