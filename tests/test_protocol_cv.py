@@ -109,10 +109,11 @@ def test_the_ranking_without_a_number_ignores_only_that_number():
 
 
 def test_scoring_variants_writes_the_section_and_the_csv(tmp_path):
+    from paragen.simplification.scoring_variants_files import write_scoring_variants
     from test_scoring_variants import _turk_dir
 
     stem = tmp_path / "out" / "variants"
-    ranked = sv.write_scoring_variants(_turk_dir(tmp_path), str(stem))
+    ranked = write_scoring_variants(_turk_dir(tmp_path), str(stem))
     text = (tmp_path / "out" / "variants.md").read_text()
     section = text.index("## Leave-one-out: the protocol chosen without the number it predicts")
     assert text.index("## The ten best protocols") < section < text.index("## Every score")

@@ -119,7 +119,8 @@ def cmd_skip_sweep(args: argparse.Namespace) -> None:
 
 
 def cmd_scoring_variants(args: argparse.Namespace) -> None:
-    from paragen.simplification.scoring_variants import TABLE_STEM, write_scoring_variants
+    from paragen.simplification.scoring_variants import TABLE_STEM
+    from paragen.simplification.scoring_variants_files import write_scoring_variants
 
     rows = write_scoring_variants(args.raw)
     print(f"wrote {TABLE_STEM}.md, .csv and _cv.csv ({len(rows)} settings; _cv: each published number predicted by "

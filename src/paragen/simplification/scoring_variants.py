@@ -22,19 +22,17 @@ import csv
 import io
 import itertools
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import fmean
 from typing import Callable
 
 import numpy as np
 
-from paragen.atomic import write_text
 from paragen.data.prepare import lowercase_and_strip_specials
 from paragen.metrics.bleu import bleu_metric
 from paragen.metrics.sari import all_statistics, score_from_statistics
 from paragen.metrics.sari_sentence import mean_sentence_sari
 from paragen.simplification import report_protocol
-from paragen.simplification.report_protocol import TurkTest, read_turk_test
+from paragen.simplification.report_protocol import TurkTest
 from paragen.simplification.systems import skip
 
 TABLE_STEM = "results/tables/simplification_scoring_variants"
@@ -256,17 +254,3 @@ def to_csv(scored: list[Scored]) -> str:
             for (refs, form), value in values.items():
                 writer.writerow([s.system, s.text, metric, refs, form, f"{value:.4f}", paper])
     return buffer.getvalue()
-
-
-def write_scoring_variants(raw: str | Path, stem: str = TABLE_STEM) -> list[Protocol]:
-    test = read_turk_test(raw)
-    scored = score_variants(test)
-    grid = protocol_grid(scored)
-    ranked = rank_by_fit(grid)
-    # protocol_cv ranks with this module's rank_by_fit, so it is imported here, not at the top (no import cycle)
-    from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_out
-    cv = leave_one_out(grid)
-    write_text(f"{stem}.md", to_markdown(scored, ranked, len(test.sources), cv_markdown(cv)))
-    write_text(f"{stem}.csv", to_csv(scored))
-    write_text(f"{stem}_cv.csv", cv_csv(cv))
-    return ranked
