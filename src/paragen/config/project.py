@@ -276,10 +276,15 @@ class ParagenConfig(_Strict):
 
     def active_experiments(self) -> list[str]:
         """Experiments the active scores tables need and can run, deduplicated, in table order; each followed by
-        its seed replicas (``seeds:``)."""
-        from paragen.config.seeds import replicas
+        its seed replicas (``seeds:``); then the runs of the tables' confirmation seeds."""
+        from paragen.config.seeds import confirmation_runs, replicas
 
-        return [run for name in self._active_rows() if name in self.experiments for run in replicas(self, name)]
+        runs = [run for name in self._active_rows() if name in self.experiments for run in replicas(self, name)]
+        for table in self.active_tables().values():
+            if table.confirmation is not None and table.kind == "scores":
+                runs += [run for name in table.rows.values() if self.runnable(name)
+                         for run, _ in confirmation_runs(self, name, table.confirmation.seeds)]
+        return list(dict.fromkeys(runs))
 
     @property
     def seed_count(self) -> int:

@@ -58,6 +58,14 @@ def replica_seeds(config: ParagenConfig, experiment: str) -> list[int | None]:
     return [seed for _, seed in replica_runs(config, experiment)]
 
 
+def confirmation_runs(config: ParagenConfig, experiment: str, seeds: Sequence[int]) -> list[tuple[str, int]]:
+    """The replicas ``E_seed<k>`` a table's confirmation block trains, one per confirmation seed (none for a row that
+    is not a trained experiment)."""
+    if experiment not in config.experiments:
+        return []
+    return [(replica_name(experiment, seed), seed) for seed in seeds]
+
+
 def _declare(config: ParagenConfig, experiment: str, seed: int) -> str:
     name = replica_name(experiment, seed)
     declared = config.experiments.get(name)
@@ -69,12 +77,29 @@ def _declare(config: ParagenConfig, experiment: str, seed: int) -> str:
 
 
 def add_replicas(config: ParagenConfig) -> None:
-    """Declare the replicas ``seeds`` asks for, for every declared experiment (called once, on validation)."""
-    if config.seed_count == 1:
-        return
-    for experiment in [e for e in config.experiments if config.experiments[e].seed is None]:
-        for _, seed in replica_runs(config, experiment)[1:]:
-            _declare(config, experiment, seed)
+    """Declare the replicas ``seeds`` asks for, for every declared experiment, and those of every table's
+    confirmation seeds (called once, on validation). A confirmation seed among a row's own seeds is refused: it
+    would not be a seed that played no part in the design (checked for the active tables: ``seeds`` may grow
+    past another suite's confirmation seeds)."""
+    originals = [e for e in config.experiments if config.experiments[e].seed is None]
+    for name, table in config.active_tables().items():
+        if table.confirmation is None:
+            continue
+        for experiment in [e for e in table.experiments() if e in originals]:
+            own = replica_seeds(config, experiment)
+            clash = sorted(set(own) & set(table.confirmation.seeds))
+            if clash:
+                raise ValueError(f"tables.{name}.confirmation.seeds: {clash} are among the seeds {experiment} is "
+                                 f"trained with already ({own}, from its training seed and `seeds`); choose others")
+    if config.seed_count > 1:
+        for experiment in originals:
+            for _, seed in replica_runs(config, experiment)[1:]:
+                _declare(config, experiment, seed)
+    for table in config.tables.values():
+        if table.confirmation is not None:
+            for experiment in [e for e in table.experiments() if e in originals]:
+                for _, seed in confirmation_runs(config, experiment, table.confirmation.seeds):
+                    _declare(config, experiment, seed)
 
 
 def with_replica(config: ParagenConfig, name: str) -> ParagenConfig:

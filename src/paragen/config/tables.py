@@ -38,6 +38,43 @@ class Comparison(_Strict):
     samples: PositiveInt = Field(1000, description="bootstrap resamples")
 
 
+class Confirmation(_Strict):
+    """Seeds that played no part in choosing a design, trained once after it was fixed, reported in their own block.
+
+    A stand-in whose design was picked on some seeds' test results (the headline stand-in, docs/decisions.md H7,
+    H13) cannot confirm its claim on those seeds: every trained row is trained again from ``seeds``; the table shows
+    the replicas as extra rows ("EncDec (confirmation seeds 4–6)") and the comparisons again on them, with the
+    verdict the criterion fixed in advance gives ("confirmed" when the row is better at p < 0.05 in at least
+    ``required`` of the confirmation seeds; otherwise "not confirmed"). The rows' own seeds are labelled design seeds.
+    """
+
+    seeds: list[int] = Field(min_length=1, description="training seeds of the confirmation runs (not the rows' own "
+                             "seeds s … s+N−1)")
+    required: PositiveInt = Field(description="comparisons the row must win at p < 0.05 for the claim to count as "
+                                  "confirmed (fixed before the seeds run)")
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "Confirmation":
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds: {self.seeds} repeats a seed")
+        if self.required > len(self.seeds):
+            raise ValueError(f"required: {self.required} exceeds the {len(self.seeds)} confirmation seed(s)")
+        return self
+
+    def label(self, row: str) -> str:
+        """The label of a row's confirmation block: "EncDec (confirmation seeds 4–6)"."""
+        return f"{row} (confirmation {seed_span(self.seeds)})"
+
+
+def seed_span(seeds: list[int]) -> str:
+    """"seed 4", "seeds 4–6" (consecutive) or "seeds 4, 7"."""
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}–{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds))
+
+
 class AlignedPairsTable(_Strict):
     """004 Table 4: the (target token, q_j's word) pairs of an SPM row on sampled test pairs, grouped."""
 
@@ -72,6 +109,8 @@ class TableConfig(_Strict):
     aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
     comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
                                           "shown under the table")
+    confirmation: Confirmation | None = Field(None, description="confirmation seeds: every trained row trained "
+                                              "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "
                                "key, in this order (default: all); `paper: own` needs them: the metrics of your data")
     not_comparable: dict[str, str] = Field(

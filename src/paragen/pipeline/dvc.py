@@ -64,21 +64,21 @@ def dvc_plots(plan: Plan) -> list[dict[str, Any]]:
     plots = []
     plotted: set[str] = set()
 
-    def plot(name: str, title: str, experiments: list[str]) -> None:
+    def plot(name: str, title: str, experiments: list[str], runs: list[str]) -> None:
         column, label = curve_column(config, experiments)
         plots.append({name: {
             "template": "linear", "x": "epoch",
-            "y": {f"{run_dir(run)}/train_log.csv": column for e in experiments for run in replicas(config, e)},
+            "y": {f"{run_dir(run)}/train_log.csv": column for run in runs},
             "title": f"{title}: {label} per training epoch (validation split)",
             "x_label": "training epoch", "y_label": label}})
-        plotted.update(run for e in experiments for run in replicas(config, e))
+        plotted.update(runs)
 
     for name, table in plan.tables.items():
-        if table.spec.kind == "scores" and table.trained:
-            plot(f"{name}_valid_curves", table.spec.title, list(table.trained))
+        if table.spec.kind == "scores" and table.trained:  # every seed run, confirmation seeds included
+            plot(f"{name}_valid_curves", table.spec.title, list(table.trained), [r.name for r in table.trained_runs()])
     for experiment in config.active_experiments():
         if experiment not in plotted and not is_replica(config, experiment):  # a replica is plotted with its row
-            plot(f"{experiment}_valid_curves", experiment, [experiment])
+            plot(f"{experiment}_valid_curves", experiment, [experiment], replicas(config, experiment))
     return plots
 
 

@@ -208,7 +208,7 @@ def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> li
     result: dict[str, Stage] = {}
     for name, plan in tables.items():
         table = plan.spec
-        for comparison, runs in plan.comparisons:
+        for comparison, runs in plan.comparisons + plan.confirmations:
             if not runs:
                 continue
             metric = config.comparison_metric(table, comparison)
@@ -216,6 +216,10 @@ def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> li
             spec = config.datasets[dataset]
             keys = (f"tables.{name}.comparisons",) + (
                 () if isinstance(spec, SyntheticDataset) else set_keys(dataset, spec, ("evaluation",)))
+            data = experiment_data(config, table.rows[comparison.row])
+            # rule data: the test also resamples rules (paragen.metrics.cluster_bootstrap), per type and overall
+            rules = ("--tags", data.test_deps[2], "--groups", data.test_deps[3]) \
+                if isinstance(spec, SyntheticDataset) else ()
             for a, b, _ in runs:
                 out = comparison_path(a, b)
                 hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
@@ -223,6 +227,6 @@ def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> li
                     name=f"compare_{a}_vs_{b}", step="score",
                     cmd=shell_command("paragen", "compare", "--params", PARAMS_FILE, "--experiment", a,
                                       "--baseline", b, "--metric", metric, "--samples", str(comparison.samples),
-                                      "--out", out),
+                                      *rules, "--out", out),
                     deps=hyps + experiment_data(config, a).test_deps, params=keys, outs=(out,), uncached=(out,)))
     return list(result.values())

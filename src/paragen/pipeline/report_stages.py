@@ -32,7 +32,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
         deps += tuple(r.alignment for r in runs if r.alignment)
         deps += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
         deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
-        deps += tuple(comparison_path(a, b) for _, compared in plan.comparisons for a, b, _ in compared)
+        deps += tuple(comparison_path(a, b) for a, b in plan.compared())
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",

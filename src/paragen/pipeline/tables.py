@@ -14,7 +14,7 @@ from paragen.artifacts import (aligned_pairs_outputs, alignment_path, experiment
                                heatmap_path, metrics_path, oddgen_figure_path, run_dir, table_outputs)
 from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.papers import Column, PaperTable
-from paragen.config.seeds import replica_runs, replicas
+from paragen.config.seeds import confirmation_runs, replica_runs, replicas
 
 
 def rule_data_rows(config: ParagenConfig, experiments: list[str]) -> bool:
@@ -43,6 +43,17 @@ def compared_runs(config: ParagenConfig, table: TableConfig, comparison: Compari
     if not (config.runnable(row) and config.runnable(baseline)):
         return []
     return [(a, b, seed) for (a, seed), b in zip(replica_runs(config, row), replicas(config, baseline))]
+
+
+def confirmed_runs(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> list[tuple[str, str, int]]:
+    """(row's run, baseline's run, seed) per confirmation seed of the table (none without confirmation seeds or when
+    a row cannot run)."""
+    if table.confirmation is None or not compared_runs(config, table, comparison):
+        return []
+    seeds = table.confirmation.seeds
+    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
+    return [(a, b, seed) for (a, seed), (b, _) in zip(confirmation_runs(config, row, seeds),
+                                                      confirmation_runs(config, baseline, seeds))]
 
 
 def heatmap_experiments(config: ParagenConfig, table: TableConfig) -> tuple[str, ...]:
@@ -150,6 +161,12 @@ class TablePlan:
     oddgen: bool  # 004 Figure 2 is drawn
     pairs_experiment: str | None  # the experiment whose aligned pairs 004 Table 4 lists
     comparisons: tuple[tuple[Comparison, tuple[tuple[str, str, int], ...]], ...]  # each with its compared runs
+    confirmations: tuple[tuple[Comparison, tuple[tuple[str, str, int], ...]], ...] = ()  # the same on the
+    # confirmation seeds (``tables.*.confirmation``), none without them
+
+    def compared(self) -> list[tuple[str, str]]:
+        """(row's run, baseline's run) of every paired test the table reports, design and confirmation seeds."""
+        return [(a, b) for _, runs in self.comparisons + self.confirmations for a, b, _ in runs]
 
     @property
     def rescored(self) -> bool:
@@ -185,21 +202,39 @@ class TablePlan:
         return next(label for label, row in self.rows.items() if row.name == experiment)
 
     def trained_runs(self) -> list[RunPlan]:
-        """Every seed run of every trained experiment, once each, in table order."""
-        return [run for e in self.trained for run in self.rows[self.row_of(e)].runs]
+        """Every seed run of every trained experiment, once each, in table order (confirmation runs last)."""
+        runs = [run for row in self.rows.values() if row.trained for run in row.runs]
+        return list({run.name: run for run in runs}.values())
+
+    def design_rows(self) -> dict[str, str]:
+        """:meth:`trained_rows` without the confirmation blocks: the rows the figures draw one line or panel for."""
+        return {label: name for label, name in self.trained_rows().items() if self.row_of(name) == label}
 
     def trained_rows(self) -> dict[str, str]:
         """Row label -> experiment of the rows that were trained and can run."""
         return {label: row.name for label, row in self.rows.items() if row.trained}
 
 
-def _row_plan(config: ParagenConfig, label: str, name: str) -> RowPlan:
+def _row_plan(config: ParagenConfig, label: str, name: str,
+              seed_runs: list[tuple[str, int]] | list[tuple[str, int | None]] | None = None) -> RowPlan:
+    """A row from its experiment's own seed runs, or from ``seed_runs`` (a confirmation block's)."""
     runnable = config.runnable(name)
     gold = name in config.experiments and experiment_data(config, name).gold is not None
     trained = runnable and name in config.experiments
     runs = tuple(RunPlan(run, seed, metrics_path(run), f"{run_dir(run)}/train_log.csv" if trained else None,
-                         alignment_path(run) if gold else None) for run, seed in replica_runs(config, name))
+                         alignment_path(run) if gold else None)
+                 for run, seed in (replica_runs(config, name) if seed_runs is None else seed_runs))
     return RowPlan(label, name, runnable, None if runnable else absent_reason(config, name), trained, runs)
+
+
+def confirmation_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]:
+    """The confirmation block: per trained row that can run, a row of its confirmation seeds' runs."""
+    block = spec.confirmation
+    if block is None:
+        return {}
+    return {block.label(label): _row_plan(config, block.label(label), name,
+                                          confirmation_runs(config, name, block.seeds))
+            for label, name in spec.rows.items() if name in config.experiments and config.runnable(name)}
 
 
 def paper_of(config: ParagenConfig, name: str) -> PaperTable:
@@ -257,14 +292,17 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     by_type = scores and rule_data_rows(config, trained)
     return TablePlan(
         name=name, spec=spec, paper=paper_of(config, name),
-        rows={label: _row_plan(config, label, row) for label, row in spec.rows.items()} if scores else {},
+        rows=({label: _row_plan(config, label, row) for label, row in spec.rows.items()}
+              | confirmation_rows(config, spec)) if scores else {},
         ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
         figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),
         curve=curve_column(config, trained) if scores and trained else None,
         heatmap_rows=heatmap_experiments(config, spec) if scores else (),
         oddgen=scores and oddgen_drawn(config, spec),
         pairs_experiment=pairs_experiment(config, spec) if scores else None,
-        comparisons=tuple((c, tuple(compared_runs(config, spec, c))) for c in spec.comparisons) if scores else ())
+        comparisons=tuple((c, tuple(compared_runs(config, spec, c))) for c in spec.comparisons) if scores else (),
+        confirmations=tuple((c, tuple(confirmed_runs(config, spec, c))) for c in spec.comparisons)
+        if scores and spec.confirmation else ())
 
 
 def drawable_figures(config: ParagenConfig, name: str) -> tuple[str, ...]:

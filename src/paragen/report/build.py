@@ -62,7 +62,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
                                              describe_embeddings(config, spec.rows)) if text.strip()]
     ran = plan.trained_rows()
-    seeded = config.seed_count > 1
+    seeded = config.seed_count > 1 or bool(spec.confirmation)
     for row in ran:
         for run in plan.rows[row].runs:
             seed, run_dir = run.seed, Path(artifacts.run_dir(run.name))
@@ -111,7 +111,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
                          paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
                          "epoch (dashed: the paper's test accuracy)")
     limits = panel_limits([logs[row][0] for row, exp in ran.items() if exp in panels])
-    for row, exp in ran.items():
+    for row, exp in plan.design_rows().items():
         if exp in panels:
             plot_training_panels(logs[row][0], artifacts.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "

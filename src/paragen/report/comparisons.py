@@ -1,4 +1,10 @@
-"""The lines under a table that report its paired bootstrap tests (``paragen compare``'s files), seed by seed."""
+"""The lines under a table that report its paired bootstrap tests (``paragen compare``'s files), seed by seed.
+
+On rule data the unit a test resamples is the rule (``clustered`` in the file: lines of one rule succeed or fail
+together, so resampling lines overstates the evidence); the line bootstrap's p follows as a labelled secondary
+figure. Scores and differences are rounded half up (:mod:`paragen.report.rounding`), the difference shown being
+the shown scores' difference.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,9 @@ from pathlib import Path
 
 from paragen.artifacts import comparison_path
 from paragen.config import Comparison, ParagenConfig, TableConfig
+from paragen.config.tables import seed_span
 from paragen.pipeline.tables import ABSENT, TablePlan
+from paragen.report.rounding import shown, shown_difference
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
                 "oddgen": "sentences without odd generation (%)"}
@@ -18,38 +26,92 @@ def p_text(p_value: float, samples: int) -> str:
     return f"p < {1 / samples:.3g}" if p_value == 0 else f"p = {p_value:.3f}"
 
 
+def scores_text(test: dict) -> str:
+    """"94.7 vs 81.5 (+13.2)": row vs baseline, one decimal, the difference of the two numbers shown."""
+    return f"{shown(test['score_b'], 1)} vs {shown(test['score_a'], 1)} " \
+        f"({shown_difference(test['score_b'], test['score_a'], 1)})"
+
+
 def seed_text(test: dict, seed: int | None) -> str:
     """One split of one seed: row score vs baseline score, the difference and p."""
     where = "" if seed is None else f" (seed {seed})"
-    return (f"{test['score_b']:.1f} vs {test['score_a']:.1f} ({test['delta']:+.1f}), "
-            f"{p_text(test['p_value'], test['samples'])}{where}")
+    return f"{scores_text(test)}, {p_text(test['p_value'], test['samples'])}{where}"
+
+
+def clustered_text(test: dict, label: str) -> str:
+    """"x → x: 93.2 vs 87.0 (+6.2; difference 95 % interval −2.0 to +14.5, 4 rules), p = 0.120"."""
+    low, high = test["delta_ci95"]
+    return (f"{label}: {scores_text(test)[:-1]}; difference 95 % interval {shown(low, 1)} to {shown(high, 1)}, "
+            f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}), {p_text(test['p_value'], test['samples'])}")
+
+
+def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str]) -> str:
+    """One seed's rule-resampling test, overall then per type, then the line bootstrap's p (secondary)."""
+    clustered = result["clustered"]
+    where = "" if seed is None else f"seed {seed}: "
+    by_type = [clustered_text(test, labels.get(tag, tag)) for tag, test in clustered["by_type"].items()]
+    lines = next(iter(result["splits"].values()))
+    return (f"{where}{clustered_text(clustered['overall'], 'all types')}; " + "; ".join(by_type)
+            + f" [resampling lines instead: {p_text(lines['p_value'], lines['samples'])}]")
 
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
-                    runs: tuple[tuple[str, str, int], ...]) -> str:
+                    runs: tuple[tuple[str, str, int], ...], block: str = "", labels: dict[str, str] | None = None) -> str:
     """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
-    (``runs``: the (row run, baseline run, seed) triples the plan compares)."""
-    head = f"{comparison.row} vs {comparison.baseline}"
+    (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
+    has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅").
+    A file with rule-resampling results is reported by them (and tallied by their overall p)."""
+    head = f"{comparison.row} vs {comparison.baseline}" + (f", {block}" if block else "")
     if not runs:
         return f"{head}: {ABSENT}"  # trained rows run unless their dataset is not switched on
     metric = METRIC_NAMES[config.comparison_metric(table, comparison)]
     seeded = len(runs) > 1
     per_split: dict[str, list[str]] = {}
-    significant, tests = 0, 0
+    significant, tests, rules = 0, 0, False
     for a, b, seed in runs:
         path = Path(comparison_path(a, b))
         if not path.exists():
             return f"{head}: not yet run ({path} missing)"
         result = json.loads(path.read_text(encoding="utf-8"))
+        if "clustered" in result:
+            clustered, rules = result["clustered"], True
+            per_split.setdefault(clustered["split"], []).append(
+                rule_seed_text(result, seed if seeded else None, labels or {}))
+            significant += clustered["overall"]["p_value"] < 0.05
+            tests += 1
+            continue
         for split, test in result["splits"].items():
             per_split.setdefault(split, []).append(seed_text(test, seed if seeded else None))
             significant += test["p_value"] < 0.05
             tests += 1
-    samples = f"{comparison.samples:,} resamples of the test sentences"
+    samples = (f"{comparison.samples:,} resamples of the test rules, the same rules for both rows; each type's "
+               "interval and p resample its own rules" if rules else
+               f"{comparison.samples:,} resamples of the test sentences")
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
     tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
-    return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}"
+    return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}" + \
+        (verdict(table, significant) if block.startswith("confirmation") else "")
+
+
+def verdict(table: TableConfig, significant: int) -> str:
+    """The confirmation block's outcome by the criterion fixed before its seeds ran (``confirmation.required``)."""
+    block = table.confirmation
+    assert block is not None
+    outcome = "confirmed" if significant >= block.required else "not confirmed"
+    return (f" Criterion fixed before these seeds ran: better at p < 0.05 in at least {block.required} of "
+            f"{len(block.seeds)}: **{outcome}**.")
 
 
 def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
-    return [comparison_line(config, plan.spec, c, runs) for c, runs in plan.comparisons]
+    """One line per comparison; with confirmation seeds, one for the design seeds and one for the confirmation
+    seeds (trained once after the design was fixed), each labelled."""
+    labels = {column.key: column.label for column in plan.paper.columns}
+    if not plan.confirmations:
+        return [comparison_line(config, plan.spec, c, runs, labels=labels) for c, runs in plan.comparisons]
+    lines = []
+    for (c, runs), (_, confirming) in zip(plan.comparisons, plan.confirmations):
+        lines.append(comparison_line(config, plan.spec, c, runs, f"design {seed_span([s for *_, s in runs])}",
+                                     labels))
+        lines.append(comparison_line(config, plan.spec, c, confirming,
+                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels))
+    return lines
