@@ -48,6 +48,12 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
+def provenance_dir(table: str) -> str:
+    """What a table's report read outside results/, kept beside it (paragen.report.provenance): a directory its
+    report stage owns whole."""
+    return f"results/provenance/{table}"
+
+
 def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_type: bool = False) -> tuple[str, ...]:
     """Validation curves, the copy heat map (CopyNet rows), 003 Figure 1's panels per experiment in ``panels``, and
     (rule data) the per-rule-type validation curves, last."""

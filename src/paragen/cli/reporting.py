@@ -16,7 +16,19 @@ log = logging.getLogger("paragen")
 def cmd_report(args: argparse.Namespace) -> None:
     from paragen.report.build import build_table_report
 
-    build_table_report(load_params(args), args.table)
+    build_table_report(load_params(args), args.table, figures=not args.tables_only)
+
+
+def cmd_check_tables(args: argparse.Namespace) -> None:
+    from paragen.report.staleness import check_tables
+
+    stale, checked = check_tables(".", args.table or None)
+    for item in stale:
+        print(item.describe())
+    print(f"{len(checked)} table(s) rebuilt from results/provenance/ and results/metrics/: {', '.join(checked)}; "
+          f"{len(stale)} stale file(s)")
+    if stale:
+        raise SystemExit(1)
 
 
 def cmd_index(args: argparse.Namespace) -> None:
@@ -63,6 +75,12 @@ def register(commands: Commands) -> None:
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
     p.add_argument("--seeds", type=positive_int,
                    help="training runs per trained row whose mean ± sd the cells show (default: params.yaml's seeds:)")
+    p.add_argument("--tables-only", action="store_true",
+                   help="write the table's files and its provenance, no figures (rebuilding from results/provenance/)")
+    p = add("check-tables", cmd_check_tables, "rebuild every committed table from results/metrics/ and "
+            "results/provenance/ in a scratch folder and name each committed file that differs (stale or edited)",
+            params=False)
+    p.add_argument("--table", action="append", help="check only this table (repeatable; default: all)")
     p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
     p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
     p.add_argument("--scale", choices=["default", "paper"], help="scale of this run (default: params.yaml's scale:)")

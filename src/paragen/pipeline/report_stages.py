@@ -41,6 +41,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
                           *(("--seeds", str(config.seed_count)) if config.seed_count > 1 else ())),
         deps=deps, params=(f"tables.{table_name}", f"datasets.{first}") + caption_params(config, ran),
         outs=plan.outputs, uncached=plan.outputs, report=table_report_items(config, plan),
+        directories=(plan.provenance,) if table.kind == "scores" else (),
     )
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from paragen.artifacts import (aligned_pairs_outputs, alignment_path, experiment_data, figure_paths,
-                               heatmap_path, metrics_path, oddgen_figure_path, run_dir, table_outputs)
+                               heatmap_path, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
+                               table_outputs)
 from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.papers import Column, PaperTable
 from paragen.config.seeds import confirmation_runs, replica_runs, replicas
@@ -185,11 +186,16 @@ class TablePlan:
                 + ((oddgen_figure_path(self.name),) if self.oddgen else ()))
 
     @property
+    def provenance(self) -> str:
+        """``results/provenance/<table>/``: what the report read outside results/ (a scores table's)."""
+        return provenance_dir(self.name)
+
+    @property
     def outputs(self) -> tuple[str, ...]:
         """Every file ``paragen report --table NAME`` writes."""
         if self.spec.kind == "parameters":
             return self.tables
-        return (self.tables + self.figures + self.analysis_figures
+        return (self.tables + (self.provenance,) + self.figures + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
 
     @property

@@ -19,6 +19,7 @@ from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_wi
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.comparisons import comparison_lines
+from paragen.report.provenance import publish_provenance
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
 from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
@@ -36,8 +37,10 @@ def _write(table: ResultTable) -> None:
     write_text(tex, to_latex(table))
 
 
-def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
-    """The table's files from its plan's rows and runs, then the figures the plan says it draws."""
+def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = True) -> None:
+    """The table's files from its plan's rows and runs and what it read kept beside them
+    (:mod:`paragen.report.provenance`), then the figures the plan says it draws (``figures``: False for a rebuild
+    of the tables alone, ``paragen report --tables-only``)."""
     table_name, spec, paper = plan.name, plan.spec, plan.paper
     experiments = [e for e in spec.rows.values() if e in config.experiments]
     systems = [s for s in spec.rows.values() if s in config.systems]
@@ -84,16 +87,23 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
     if describe_hardware(run_dirs):
         table.setup.append(describe_hardware(run_dirs).strip())
     _write(table)
+    publish_provenance(config, plan)
+    if not figures:
+        if plan.pairs_experiment and Path(artifacts.aligned_pairs_path(plan.pairs_experiment)).exists():
+            from paragen.report.aligned_pairs import write_aligned_pairs_table
 
+            write_aligned_pairs_table(table_name, spec)
+        log.info("wrote %s (tables only: no figures)", ", ".join(plan.tables))
+        return
     if not ran:
         log.info("wrote %s (no trained row can run: no figures)", ", ".join(plan.tables))
         return
-    copying, panels, figures = plan.copy_rows, plan.panels, plan.figures
+    copying, panels, drawn = plan.copy_rows, plan.panels, plan.figures
     logs = {row: [Path(run.train_log or "") for run in plan.rows[row].runs] for row in ran}
     assert plan.curve is not None
     column, label = plan.curve
     datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
-    plot_curves(logs, figures[0], label, f"{label} after each training epoch\n"
+    plot_curves(logs, drawn[0], label, f"{label} after each training epoch\n"
                 f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
@@ -104,10 +114,10 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
         traces = json.loads(trace_path.read_text(encoding="utf-8"))
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
-        plot_copy_heatmap(shown, figures[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
+        plot_copy_heatmap(shown, drawn[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
                           "top-1 output equals the reference and the first whose does not")
     if by_type:
-        plot_type_curves(logs, figures[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
+        plot_type_curves(logs, drawn[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
                          paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
                          "epoch (dashed: the paper's test accuracy)")
     limits = panel_limits([logs[row][0] for row, exp in ran.items() if exp in panels])
@@ -125,7 +135,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan) -> None:
         from paragen.report.aligned_pairs import write_aligned_pairs_table
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
-    log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(figures) + len(analysis))
+    log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(drawn) + len(analysis))
 
 
 def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
@@ -251,11 +261,11 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
     log.info("wrote %s", ", ".join(artifacts.table_outputs(table_name)))
 
 
-def build_table_report(config: ParagenConfig, table_name: str) -> None:
+def build_table_report(config: ParagenConfig, table_name: str, figures: bool = True) -> None:
     if table_name not in config.tables:
         raise ConfigError(f"unknown table {table_name!r}; allowed values: {sorted(config.tables)}")
     spec = config.tables[table_name]
     if spec.kind == "parameters":
         build_parameters_table(config, table_name, spec)
     else:
-        build_scores_table(config, table_plan(config, table_name))
+        build_scores_table(config, table_plan(config, table_name), figures)

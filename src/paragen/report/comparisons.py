@@ -56,10 +56,12 @@ def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str]) -> st
 
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
-                    runs: tuple[tuple[str, str, int], ...], block: str = "", labels: dict[str, str] | None = None) -> str:
+                    runs: tuple[tuple[str, str, int], ...], block: str = "", labels: dict[str, str] | None = None,
+                    rule_data: bool = False) -> str:
     """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
-    has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅").
+    has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
+    ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged).
     A file with rule-resampling results is reported by them (and tallied by their overall p)."""
     head = f"{comparison.row} vs {comparison.baseline}" + (f", {block}" if block else "")
     if not runs:
@@ -87,6 +89,9 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     samples = (f"{comparison.samples:,} resamples of the test rules, the same rules for both rows; each type's "
                "interval and p resample its own rules" if rules else
                f"{comparison.samples:,} resamples of the test sentences")
+    if rule_data and not rules:
+        samples += (" — lines, not rules: the lines of one rule are not independent, so this p overstates the "
+                    "evidence (the comparison predates rule resampling; rerun it to resample rules)")
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
     tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
     return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}" + \
@@ -107,11 +112,12 @@ def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
     seeds (trained once after the design was fixed), each labelled."""
     labels = {column.key: column.label for column in plan.paper.columns}
     if not plan.confirmations:
-        return [comparison_line(config, plan.spec, c, runs, labels=labels) for c, runs in plan.comparisons]
+        return [comparison_line(config, plan.spec, c, runs, labels=labels, rule_data=plan.by_type)
+                for c, runs in plan.comparisons]
     lines = []
     for (c, runs), (_, confirming) in zip(plan.comparisons, plan.confirmations):
         lines.append(comparison_line(config, plan.spec, c, runs, f"design {seed_span([s for *_, s in runs])}",
-                                     labels))
+                                     labels, plan.by_type))
         lines.append(comparison_line(config, plan.spec, c, confirming,
-                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels))
+                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels, plan.by_type))
     return lines
