@@ -94,3 +94,19 @@ def test_provenance_keeps_what_the_report_read_and_restores_it_in_place(tmp_path
     assert settings == {"table": "copynet_synthetic", "data": [], "seeds": 1}
     assert json.loads((target / "report.json").read_text()) == settings
     assert [(other / p).read_text() for p in expected] == [f"content {i}\n" for i in range(len(expected))]
+
+
+def test_the_report_stage_declares_its_provenance_to_both_engines():
+    """Snakemake gets it as directory() (the stage owns it whole, so a run's file that params.yaml stops asking for
+    is gone with the old copy); DVC as an uncached output, like every file under results/."""
+    from paragen.config import load_config, parse_config
+    from paragen.pipeline.dvc import dvc_document
+    from paragen.pipeline.plan import stages
+
+    from conftest import TINY_PARAMS
+
+    all_stages = stages(parse_config(load_config(TINY_PARAMS).model_dump(exclude_unset=True), "tiny"))
+    report = next(s for s in all_stages if s.name == "report_copynet_synthetic")
+    assert "results/provenance/copynet_synthetic" in report.directories
+    outs = dvc_document(all_stages, "params.yaml")["stages"]["report_copynet_synthetic"]["outs"]
+    assert {"results/provenance/copynet_synthetic": {"cache": False}} in outs
