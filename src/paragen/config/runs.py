@@ -48,6 +48,9 @@ class TrainingConfig(_Strict):
     log_metrics: list[Literal["exact_match", "bleu", "sari", "rouge2"]] = Field(
         default_factory=list, description="also logged per epoch from the same greedy validation outputs, as "
         "valid_<metric> columns of train_log.csv (003 Figure 1 plots SARI and BLEU)")
+    keep_epochs: list[PositiveInt] | Literal["all"] = Field(
+        default_factory=list, description="epochs whose weights are kept as runs/<experiment>/epochs/epoch<k>.pt "
+        "besides best.pt and last.pt (`all`: every epoch), to decode an epoch other than the selected one")
     valid_max_length: PositiveInt = Field(100, description="longest greedy output when validating, in tokens")
     seed: int = Field(1, description="seed of initialisation, batch order and dropout (exact resumption replays it)")
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")

@@ -15,6 +15,7 @@ from paragen.pipeline.resources import decode_resources, train_resources
 from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
 from paragen.pipeline.tables import TablePlan
 from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE
+from paragen.training.kept_epochs import EPOCHS_DIR
 
 
 def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
@@ -26,13 +27,16 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     evaluation = set_keys(spec.dataset, dataset, ("evaluation",)) \
         if isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)) else ()  # validation's ROUGE unit
     rules = experiment_rules(config, exp)
+    kept_epochs = (f"{run}/{EPOCHS_DIR}",) if config.training[spec.training].keep_epochs else ()
     stages_ = [Stage(
         name=f"train_{exp}", step="train",
         cmd=train_command(exp, spec.gpus),
         deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
         params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv", f"{run}/{SESSIONS_FILE}")
-        + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ()),
+        + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ())
+        + kept_epochs,
+        directories=kept_epochs,  # training.*.keep_epochs: runs/<exp>/epochs/, owned whole
         kept=(f"{run}/{RESUME_DIR}",),
         threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),

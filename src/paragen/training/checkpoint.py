@@ -47,7 +47,8 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
     training processes is a part (when above one): each has its own dropout stream and RNG state, so
     another number cannot continue the same trajectory.
     """
-    trajectory = training.model_dump(exclude={"max_epochs", "patience", "min_epochs", "threads", "log_metrics"},
+    trajectory = training.model_dump(exclude={"max_epochs", "patience", "min_epochs", "threads", "log_metrics",
+                                              "keep_epochs"},
                                      exclude_defaults=True)
     digest = {
         "model and training settings": config_digest(model_config.model_dump(exclude_defaults=True), trajectory),

@@ -44,6 +44,7 @@ from paragen.data.synthetic import tag_column
 from paragen.decoding.decode import translate
 from paragen.training.checkpoint import load_torch, restore_rng, resume_digest, rng_states, save_torch, stale_parts
 from paragen.training.distributed import DistributedError, World, data_parallel, gradient_weight
+from paragen.training.kept_epochs import forget, keeps, publish_epochs, save_epoch
 from paragen.models import build_model, vocabulary_for
 from paragen.models.seq2seq import Seq2Seq
 from paragen.models.critic import RuleTable
@@ -278,6 +279,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
             log.warning("%s: starting over, not resuming %s: its %s changed since it was saved", run_dir.name,
                         resume_path, ", ".join(changed))
 
+    if state.epoch == 0 and world.main:
+        forget(resume_dir)  # kept epochs of an abandoned trajectory
     checkpoint_meta = {"model_config": model_config.model_dump(), "vocab_size": len(vocab), "digest": digest}
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
@@ -335,9 +338,11 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                      run_dir.name, epoch, row["train_loss"], row["valid_loss"], training.valid_metric,
                      row["valid_metric"], row["wall_time_s"], row["tokens_per_s"])
             state.log_rows = state.log_rows + [row]
+            weights = {**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric}
             if state.record(epoch, metric):
-                save_torch({**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric},
-                           best_path)
+                save_torch(weights, best_path)
+            if keeps(training, epoch):
+                save_epoch(resume_dir, epoch, weights)
             state.finished = state.stopped(training)
         ranks_rng = world.gather(rng_states())  # after validation, where the next epoch continues from
         if world.main:
@@ -351,6 +356,8 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                     "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")
         write_text(run_dir / "train_log.csv", _log_csv(state.log_rows))
         write_json(run_dir / SESSIONS_FILE, state.sessions)
+        if training.keep_epochs:
+            publish_epochs(resume_dir, run_dir)
         # best.pt is published last: its presence marks a completed stage.
         with atomic_path(run_dir / "best.pt") as tmp:
             tmp.write_bytes(best_path.read_bytes())
