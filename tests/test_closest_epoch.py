@@ -2,7 +2,7 @@
 
 import math
 
-from paragen.report.closest_epoch import closest_epoch, mean_rows
+from paragen.training.closest_epoch import closest_epoch, mean_rows
 
 COLUMNS = {"a": "valid_em_a", "b": "valid_em_b"}
 

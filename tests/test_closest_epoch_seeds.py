@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from paragen.report.build import closest_epoch_text
-from paragen.report.closest_epoch import closest_epoch, mean_rows
+from paragen.training.closest_epoch import closest_epoch, mean_rows
 
 # Two rule types; log columns as train_log.csv names them (tag_column: "x->x" -> valid_em_x_to_x).
 PAPER = {"x->x": 55.0, "x->xx": 65.0}

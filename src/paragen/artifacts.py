@@ -48,6 +48,21 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
+def closest_dir(experiment: str) -> str:
+    """The closest-epoch decode of a run (paragen.decoding.closest): its test.hyp and test.nbest.jsonl."""
+    return f"{run_dir(experiment)}/closest"
+
+
+def closest_choice_path(experiment: str) -> str:
+    """Which epoch the closest-epoch decode chose, and how close it is to the paper's row on validation."""
+    return f"results/metrics/{experiment}.closest_epoch.json"
+
+
+def closest_metrics_path(experiment: str) -> str:
+    """The closest-epoch decode's test scores (as metrics_path for the selected checkpoint)."""
+    return f"results/metrics/{experiment}.closest.json"
+
+
 def provenance_dir(table: str) -> str:
     """What a table's report read outside results/, kept beside it (paragen.report.provenance): a directory its
     report stage owns whole."""

@@ -94,15 +94,17 @@ def _train(args: argparse.Namespace, device: torch.device) -> None:
              state.best_epoch, state.epoch)
 
 
-def _trained_model(config: ParagenConfig, experiment: str, device: torch.device) -> tuple[torch.nn.Module, Vocabulary]:
-    """An experiment's published model (``best.pt``) and the vocabulary it reads and writes: the dataset's, plus
-    ``<tpad>`` for an SPM model (:func:`paragen.models.vocabulary_for`), so decoding and alignment agree."""
+def _trained_model(config: ParagenConfig, experiment: str, device: torch.device,
+                   checkpoint: str | None = None) -> tuple[torch.nn.Module, Vocabulary]:
+    """An experiment's published model (``best.pt``, or another of its checkpoints) and the vocabulary it reads and
+    writes: the dataset's, plus ``<tpad>`` for an SPM model (:func:`paragen.models.vocabulary_for`), so decoding
+    and alignment agree."""
     from paragen.models import vocabulary_for
     from paragen.training.checkpoint import load_model
     from paragen.data.vocabulary import Vocabulary
 
     spec = config.experiments[experiment]
-    checkpoint_path = Path(artifacts.run_dir(experiment)) / "best.pt"
+    checkpoint_path = Path(checkpoint or Path(artifacts.run_dir(experiment)) / "best.pt")
     model, checkpoint = load_model(checkpoint_path, device)
     vocab_path = artifacts.experiment_data(config, experiment).vocab
     vocab = vocabulary_for(config.models[spec.model], Vocabulary.load(vocab_path))
@@ -138,7 +140,12 @@ def cmd_decode(args: argparse.Namespace) -> None:
     if args.split not in config.test_splits(spec.dataset):
         raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
                           f"{config.test_splits(spec.dataset)}")
-    model, vocab = _trained_model(config, args.experiment, device)
+    choice = None
+    if args.closest_to:  # the checkpoint of the epoch closest to the paper's row on validation (decoding.closest)
+        from paragen.decoding.closest import choose
+
+        choice = choose(config, args.closest_to, args.experiment)
+    model, vocab = _trained_model(config, args.experiment, device, choice["checkpoint"] if choice else None)
     source_path = Path(data.directory) / f"{args.split}.src"
     sources = [line.split() for line in read_lines(source_path)]
     if not sources:
@@ -149,12 +156,20 @@ def cmd_decode(args: argparse.Namespace) -> None:
         torch.set_num_threads(decoding.threads)
     results = translate(model, sources, vocab, device=device, progress=not args.quiet,
                         **decoding.model_dump(exclude={"threads"}))
-    with atomic_open(artifacts.nbest_path(args.experiment, args.split)) as handle:
+    where = Path(artifacts.closest_dir(args.experiment)) if choice else None
+    with atomic_open(where / f"{args.split}.nbest.jsonl" if where else artifacts.nbest_path(args.experiment, args.split)) \
+            as handle:
         for r in results:
             handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
                                     ensure_ascii=False) + "\n")
-    with atomic_open(artifacts.hyp_path(args.experiment, args.split)) as handle:
+    with atomic_open(where / f"{args.split}.hyp" if where else artifacts.hyp_path(args.experiment, args.split)) \
+            as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
+    if choice:
+        write_json(artifacts.closest_choice_path(args.experiment), choice)
+        log.info("%s: decoded epoch %d (closest to the paper's %s row on validation) into %s", args.experiment,
+                 choice["epoch"], choice["row"], where)
+        return
     if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
         from paragen.data.synthetic import spans_of_test_lines
 
@@ -234,6 +249,10 @@ def register(commands: Commands) -> None:
         if name == "decode":
             p.add_argument("--split", default="test", help="the test split to decode (default test; 004's Gigaword "
                            "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")
+            p.add_argument("--closest-to", metavar="TABLE", help="decode the kept checkpoint of the epoch whose "
+                           "per-type validation exact match is closest to TABLE's published row (rule data; the "
+                           "row must be in its closest_epochs): writes runs/EXPERIMENT/closest/SPLIT.hyp and "
+                           "results/metrics/EXPERIMENT.closest_epoch.json")
     p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
             "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences",
             writes=_reads_run)

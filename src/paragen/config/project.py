@@ -95,6 +95,7 @@ class ParagenConfig(_Strict):
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         self._check_figures()
         self._check_comparisons()
+        self._check_closest_epochs()
         self._check_systems()
         self._check_rule_references()
         self._check_raw_files()
@@ -126,6 +127,27 @@ class ParagenConfig(_Strict):
                 if comparison.metric is not None and comparison.metric not in allowed:
                     raise ValueError(f"{key}.metric: {comparison.metric!r} is not a metric {a.dataset} is scored "
                                      f"with; allowed values: {allowed}")
+
+    def _check_closest_epochs(self) -> None:
+        """Closest-epoch rows: trained rows on rule data with a published row, whose training keeps its epochs."""
+        from paragen.config.papers import PaperTable
+
+        for name, table in self.tables.items():
+            for label in table.closest_epochs:
+                key = f"tables.{name}.closest_epochs"
+                experiment = table.rows.get(label)
+                if experiment not in self.experiments:
+                    trained = [r for r, e in table.rows.items() if e in self.experiments]
+                    raise ValueError(f"{key}: {label!r} is not a trained row of the table; allowed values: {trained}")
+                spec = self.experiments[experiment]
+                if not isinstance(self.datasets[spec.dataset], SyntheticDataset):
+                    raise ValueError(f"{key}: {label!r} does not learn rule data (the closest epoch is judged on its "
+                                     "per-type validation exact match)")
+                if label not in PaperTable.load(table.paper).rows:
+                    raise ValueError(f"{key}: the paper has no row {label!r} to be close to")
+                if not self.training[spec.training].keep_epochs:
+                    raise ValueError(f"{key}: {label!r} needs its epochs' weights: set training.{spec.training}."
+                                     "keep_epochs (e.g. all)")
 
     def comparison_metrics(self, dataset: str) -> list[str]:
         """Metrics a paired bootstrap can resample on ``dataset``'s test set (odd generation: the share of sentences

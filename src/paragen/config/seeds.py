@@ -33,6 +33,12 @@ def is_replica(config: ParagenConfig, name: str) -> bool:
             and config.experiments[name].seed == int(match["seed"]))
 
 
+def base_of(config: ParagenConfig, name: str) -> str:
+    """The declared experiment a seed replica repeats (``E`` of ``E_seed<k>``); ``name`` itself otherwise."""
+    match = _REPLICA.match(name)
+    return match["base"] if is_replica(config, name) and match is not None else name
+
+
 def base_seed(config: ParagenConfig, experiment: str) -> int:
     spec = config.experiments[experiment]
     return spec.seed if spec.seed is not None else config.training[spec.training].seed

@@ -109,6 +109,10 @@ class TableConfig(_Strict):
     aligned_pairs: AlignedPairsTable | None = Field(None, description="SPM's aligned pairs, grouped (004 Table 4)")
     comparisons: list[Comparison] = Field(default_factory=list, description="paired bootstrap tests between rows, "
                                           "shown under the table")
+    closest_epochs: list[str] = Field(
+        default_factory=list, description="rule data: rows (labels) that also show their closest epoch's test "
+        "scores: the checkpoint whose per-type validation exact match is closest to the paper's row, decoded with "
+        "the row's beam (its training needs keep_epochs)")
     confirmation: Confirmation | None = Field(None, description="confirmation seeds: every trained row trained "
                                               "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "

@@ -1,12 +1,12 @@
 """The stages of one trained experiment (train -> decode -> align -> score/evaluate), of a system (a row computed
-without training), and of the paired comparisons between rows."""
+without training), of the paired comparisons between rows, and of the closest-epoch decodes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, comparison_path,
-                               copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
+from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, closest_choice_path,
+                               closest_dir, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
                                hyp_path, metrics_path, nbest_path, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
@@ -233,4 +233,36 @@ def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> li
                                       "--baseline", b, "--metric", metric, "--samples", str(comparison.samples),
                                       *rules, "--out", out),
                     deps=hyps + experiment_data(config, a).test_deps, params=keys, outs=(out,), uncached=(out,)))
+    return list(result.values())
+
+
+def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:
+    """Per run of a row in a table's ``closest_epochs``: decode the kept checkpoint of the epoch closest to the
+    paper's row on validation (``paragen decode --closest-to``), then score it as the row is scored."""
+    result: dict[str, Stage] = {}
+    for name, plan in tables.items():
+        for row in plan.closest_rows():
+            data = experiment_data(config, row.name)
+            spec = config.experiments[row.name]
+            test_src, test_tgt, test_tag, test_rule = data.test_deps[:4]
+            for run in row.runs:
+                where = closest_dir(run.name)
+                decoded = (f"{where}/test.hyp", f"{where}/test.nbest.jsonl", closest_choice_path(run.name))
+                result.setdefault(f"closest_{run.name}", Stage(
+                    name=f"closest_{run.name}", step="decode",
+                    cmd=shell_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", run.name,
+                                      "--closest-to", name, "--die-with-parent"),
+                    deps=(f"{run_dir(run.name)}/train_log.csv", f"{run_dir(run.name)}/{EPOCHS_DIR}", test_src,
+                          data.vocab),
+                    params=(f"decoding.{spec.decoding}", f"tables.{name}.closest_epochs", f"tables.{name}.paper"),
+                    outs=decoded, uncached=(closest_choice_path(run.name),),
+                    threads=config.decoding[spec.decoding].threads or 1,
+                    resources=decode_resources(config, run.name, "test")))
+                result.setdefault(f"score_{run.name}_closest", Stage(
+                    name=f"score_{run.name}_closest", step="score",
+                    cmd=shell_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp",
+                                      decoded[0], "--nbest", decoded[1], "--tags", test_tag, "--groups", test_rule,
+                                      "--out", run.metrics),
+                    deps=(test_tgt, decoded[0], decoded[1], test_tag, test_rule),
+                    outs=(run.metrics,), uncached=(run.metrics,)))
     return list(result.values())

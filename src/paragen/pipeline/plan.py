@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from paragen.config import ParagenConfig, RealDataset
 from paragen.pipeline.data_stages import real_data_stages, synthetic_data_stages
-from paragen.pipeline.experiment_stages import comparison_stages, experiment_stages, system_stages
+from paragen.pipeline.experiment_stages import (closest_epoch_stages, comparison_stages, experiment_stages,
+                                               system_stages)
 from paragen.pipeline.report_stages import index_stage, report_stage
 from paragen.pipeline.stage import Stage
 from paragen.pipeline.tables import TablePlan, copy_traced_experiments, table_plan
@@ -45,6 +46,7 @@ def build_plan(config: ParagenConfig) -> Plan:
     for system in config.active_systems():
         result += system_stages(config, system)
     result += comparison_stages(config, tables)
+    result += closest_epoch_stages(config, tables)
     result += [report_stage(config, table) for table in tables.values()]
     result.append(index_stage(config, result))
     return Plan(config, tuple(result), tables)

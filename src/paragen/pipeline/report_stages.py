@@ -12,7 +12,7 @@ from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alig
                                            oddgen_item, table_items, training_panels_item, type_curves_item,
                                            valid_curves_item)
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
-from paragen.pipeline.tables import TablePlan, caption_params
+from paragen.pipeline.tables import TablePlan, caption_params, closest_choices
 
 
 def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
@@ -33,6 +33,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
         deps += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
         deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
         deps += tuple(comparison_path(a, b) for a, b in plan.compared())
+        deps += tuple(run.metrics for row in plan.closest_rows() for run in row.runs) + tuple(closest_choices(plan))
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",

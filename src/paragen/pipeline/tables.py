@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from paragen.artifacts import (aligned_pairs_outputs, alignment_path, experiment_data, figure_paths,
+from paragen.artifacts import (aligned_pairs_outputs, alignment_path, closest_choice_path, closest_metrics_path,
+                               experiment_data, figure_paths,
                                heatmap_path, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
                                table_outputs)
 from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
@@ -141,6 +142,7 @@ class RowPlan:
     absent: str | None  # why not, when it cannot run
     trained: bool  # a trained experiment that can run (it has training logs)
     runs: tuple[RunPlan, ...]
+    closest: bool = False  # the closest-epoch decode of a trained row (runs' metrics: <run>.closest.json)
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,10 @@ class TablePlan:
         runs = [run for row in self.rows.values() if row.trained for run in row.runs]
         return list({run.name: run for run in runs}.values())
 
+    def closest_rows(self) -> list[RowPlan]:
+        """The closest-epoch rows (``closest_epochs``): each run decodes its closest epoch's checkpoint."""
+        return [row for row in self.rows.values() if row.closest]
+
     def design_rows(self) -> dict[str, str]:
         """:meth:`trained_rows` without the confirmation blocks: the rows the figures draw one line or panel for."""
         return {label: name for label, name in self.trained_rows().items() if self.row_of(name) == label}
@@ -231,6 +237,29 @@ def _row_plan(config: ParagenConfig, label: str, name: str,
                          alignment_path(run) if gold else None)
                  for run, seed in (replica_runs(config, name) if seed_runs is None else seed_runs))
     return RowPlan(label, name, runnable, None if runnable else absent_reason(config, name), trained, runs)
+
+
+CLOSEST_LABEL = "{row}, closest epoch"
+"""The label of a row's closest-epoch decode (its epoch, chosen on validation, is named under the table)."""
+
+
+def closest_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]:
+    """Per row in ``closest_epochs`` that can run: its seed runs' closest-epoch decodes, scored as the row is."""
+    result = {}
+    for label in spec.closest_epochs:
+        name = spec.rows[label]
+        if not config.runnable(name):
+            continue
+        runs = tuple(RunPlan(run, seed, closest_metrics_path(run), None, None)
+                     for run, seed in replica_runs(config, name))
+        shown = CLOSEST_LABEL.format(row=label)
+        result[shown] = RowPlan(shown, name, True, None, False, runs, closest=True)
+    return result
+
+
+def closest_choices(plan: TablePlan) -> list[str]:
+    """The files naming each closest-epoch decode's epoch (``paragen decode --closest-to``)."""
+    return [closest_choice_path(run.name) for row in plan.closest_rows() for run in row.runs]
 
 
 def confirmation_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]:
@@ -296,10 +325,14 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     copy_rows = tuple(copy_traced_experiments(config, trained)) if scores else ()
     panels = panel_experiments(config, trained) if scores else ()
     by_type = scores and rule_data_rows(config, trained)
+    paper = paper_of(config, name)
+    if spec.closest_epochs:  # a closest-epoch row is compared with the paper's row it was chosen to be close to
+        paper = replace(paper, rows={**paper.rows, **{CLOSEST_LABEL.format(row=r): paper.rows[r]
+                                                      for r in spec.closest_epochs}})
     return TablePlan(
-        name=name, spec=spec, paper=paper_of(config, name),
+        name=name, spec=spec, paper=paper,
         rows=({label: _row_plan(config, label, row) for label, row in spec.rows.items()}
-              | confirmation_rows(config, spec)) if scores else {},
+              | closest_rows(config, spec) | confirmation_rows(config, spec)) if scores else {},
         ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
         figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),
         curve=curve_column(config, trained) if scores and trained else None,

@@ -10,9 +10,10 @@ from paragen import artifacts
 from paragen.atomic import write_text
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
 from paragen.data.synthetic import tag_column
-from paragen.report.closest_epoch import closest_epoch, mean_rows
+from paragen.training.closest_epoch import closest_epoch, mean_rows
+from paragen.training.train_log import read_log
 from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_copy_heatmap, plot_curves,
-                                    plot_odd_generation, plot_training_panels, plot_type_curves, read_log)
+                                    plot_odd_generation, plot_training_panels, plot_type_curves)
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
@@ -20,6 +21,7 @@ from paragen.report.captions import (ceiling_text, describe_embeddings, describe
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.comparisons import comparison_lines
 from paragen.report.provenance import publish_provenance
+from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
 from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
@@ -80,7 +82,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
     table.comparisons = comparison_lines(config, plan)
     by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
-        table.caption += closest_epoch_text(plan, table.training)
+        table.caption += closest_epoch_text(plan, table.training) + closest_rows_text(plan)
     run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
                 for row in ran for run in plan.rows[row].runs}
     table.caption += hardware_summary(run_dirs)
@@ -162,13 +164,34 @@ def closest_epoch_text(plan: TablePlan, outcomes: dict[str, list[tuple[int | Non
         found = closest_epoch(mean_rows(logs), paper.rows[row], columns, best)
         if found is not None:
             at_best = "" if found.best_epoch_distance is None else \
-                f"; {found.best_epoch_distance:.1f} at the selected epoch {best}"
-            parts.append(f"{row} epoch {found.epoch} ({found.distance:.1f}{at_best})")
+                f"; {shown(found.best_epoch_distance, 1)} at the selected epoch {best}"
+            parts.append(f"{row} epoch {found.epoch} ({shown(found.distance, 1)}{at_best})")
     if not parts:
         return ""
     return (" Epoch whose per-type validation exact match is closest to the paper's row (mean absolute difference "
             "over the five types, points; with several seeds their per-epoch mean): " + ", ".join(parts) + ". The cells "
             "are the selected (best validation) checkpoint's test scores.")
+
+
+def closest_rows_text(plan: TablePlan) -> str:
+    """Caption text: which epoch each closest-epoch row decodes (``paragen decode --closest-to``'s choice files)."""
+    parts = []
+    for row in plan.closest_rows():
+        for run in row.runs:
+            path = Path(artifacts.closest_choice_path(run.name))
+            if not path.exists():
+                continue
+            choice = json.loads(path.read_text(encoding="utf-8"))
+            seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
+            at_selected = "" if choice["selected_distance"] is None else \
+                f", {shown(choice['selected_distance'], 1)} at the selected epoch {choice['selected_epoch']}"
+            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']} "
+                         f"({shown(choice['distance'], 1)}{at_selected})")
+    if not parts:
+        return ""
+    return (" Rows \"closest epoch\": the checkpoint of the epoch closest to the paper's row on validation, decoded "
+            "on the test set with the row's beam (the test set played no part in the choice): " + "; ".join(parts)
+            + ".")
 
 
 def row_runs(row: RowPlan) -> RowSource:

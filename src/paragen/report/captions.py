@@ -11,7 +11,7 @@ from pathlib import Path
 from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
 from paragen.models.pretrained import EmbeddingInit
-from paragen.report.figures import read_log
+from paragen.training.train_log import read_log
 from paragen.report.rounding import shown
 from paragen.training.stopping import SESSIONS_FILE
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,12 +12,7 @@ matplotlib.use("Agg")  # files only: pipelines run without a display
 import matplotlib.pyplot as plt  # noqa: E402
 
 from paragen.atomic import atomic_path  # noqa: E402
-
-
-def read_log(path: Path) -> list[dict[str, float]]:
-    """Rows of a train_log.csv; a column an older run did not write (an empty cell) reads as NaN."""
-    with open(path, encoding="utf-8") as handle:
-        return [{k: float(v) if v != "" else float("nan") for k, v in row.items()} for row in csv.DictReader(handle)]
+from paragen.training.train_log import read_log  # noqa: E402
 
 
 def _save(fig: plt.Figure, path: str | Path) -> None:

@@ -3,7 +3,9 @@
 CopyNet §5.1 gives no optimiser, epochs or stopping rule. If a published row came from a model trained for
 fewer (or more) epochs than ours, the epoch at which our per-rule-type validation accuracies are closest to
 that row tells how many. Closeness is the mean absolute difference over the columns the paper reports.
-The table's cells stay the best-validation checkpoint's test scores; this only annotates the caption.
+The table's cells stay the best-validation checkpoint's test scores; the caption names the closest epoch, and
+a row listed in a table's ``closest_epochs`` also shows that epoch's checkpoint decoded on the test set
+(:mod:`paragen.decoding.closest`).
 """
 
 from __future__ import annotations

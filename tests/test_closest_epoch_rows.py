@@ -1,0 +1,127 @@
+"""Closest-epoch rows (``tables.*.closest_epochs``): the epoch closest to the paper's row on validation is chosen
+without the test set, its kept checkpoint decoded and scored as an extra row. Distances are worked by hand from
+CopyNet Table 1's Enc-Dec row (x → ∅ 100, x → x 3.3, x → xx 1.5, xy → x 2.9, xy → xy 0.0)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paragen.config import ConfigError, load_config, parse_config
+
+from conftest import TINY_PARAMS
+
+HEADER = ("epoch,train_loss,valid_loss,valid_metric,wall_time_s,tokens_per_s,valid_em_x_to_0,valid_em_x_to_x,"
+          "valid_em_x_to_xx,valid_em_xy_to_x,valid_em_xy_to_xy")
+LOG = [
+    # epoch 1: |90-100| + |10-3.3| + |10-1.5| + |10-2.9| + |10-0| = 10 + 6.7 + 8.5 + 7.1 + 10 = 42.3 -> 8.46
+    "1,1,1,20.0,1,1,90,10,10,10,10",
+    # epoch 2: 0 + 1 + 1 + 1 + 1 = 4 -> 0.8 (closest)
+    "2,1,1,25.0,1,1,100,4.3,2.5,3.9,1.0",
+    # epoch 3 (best validation, selected): 0 + 46.7 + 48.5 + 47.1 + 50 = 192.3 -> 38.46
+    "3,1,1,60.0,1,1,100,50,50,50,50",
+]
+
+
+def _config(closest=("Enc-Dec",), keep="all"):
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["tables"]["copynet_synthetic"]["closest_epochs"] = list(closest)
+    if keep is not None:
+        raw["training"]["tiny"]["keep_epochs"] = keep
+    return parse_config(raw, "tiny")
+
+
+def _run(tmp_path: Path, kept=(1, 2, 3)) -> None:
+    run = tmp_path / "runs" / "t_encdec"
+    (run / "epochs").mkdir(parents=True)
+    (run / "train_log.csv").write_text("\n".join([HEADER] + LOG) + "\n")
+    for epoch in kept:
+        (run / "epochs" / f"epoch{epoch}.pt").write_text("weights")
+
+
+def test_the_closest_epoch_is_chosen_on_validation_against_the_papers_row(tmp_path, monkeypatch):
+    from paragen.decoding.closest import choose
+
+    monkeypatch.chdir(tmp_path)
+    _run(tmp_path)
+    choice = choose(_config(), "copynet_synthetic", "t_encdec")
+    assert (choice["epoch"], choice["selected_epoch"], choice["epochs_run"]) == (2, 3, 3)
+    assert choice["distance"] == pytest.approx(0.8) and choice["selected_distance"] == pytest.approx(38.46)
+    assert choice["checkpoint"] == "runs/t_encdec/epochs/epoch2.pt" and choice["row"] == "Enc-Dec"
+
+
+def test_a_closest_epoch_whose_weights_were_not_kept_is_named(tmp_path, monkeypatch):
+    from paragen.decoding.closest import choose
+
+    monkeypatch.chdir(tmp_path)
+    _run(tmp_path, kept=(3,))
+    with pytest.raises(FileNotFoundError, match=r"epoch2\.pt: epoch 2 is closest to the paper's Enc-Dec row but its "
+                                                r"weights were not kept \(training\.tiny\.keep_epochs\)"):
+        choose(_config(), "copynet_synthetic", "t_encdec")
+
+
+@pytest.mark.parametrize("closest, keep, message", [
+    (("WEAN",), "all", r"the paper has no row 'WEAN'"),
+    (("Enc-Dec",), None, r"'Enc-Dec' needs its epochs' weights: set training\.tiny\.keep_epochs"),
+    (("Nope",), "all", r"'Nope' is not a trained row of the table"),
+])
+def test_closest_epoch_rows_need_a_paper_row_and_kept_weights(closest, keep, message):
+    with pytest.raises(ConfigError, match=message):
+        _config(closest, keep)
+
+
+def test_the_dag_decodes_and_scores_each_closest_epoch_and_the_report_reads_them():
+    from paragen.pipeline.plan import build_plan
+
+    plan = build_plan(_config())
+    stages = {s.name: s for s in plan.stages}
+    decode = stages["closest_t_encdec"]
+    assert "--closest-to copynet_synthetic" in decode.cmd and "runs/t_encdec/epochs" in decode.deps
+    assert set(decode.outs) == {"runs/t_encdec/closest/test.hyp", "runs/t_encdec/closest/test.nbest.jsonl",
+                                "results/metrics/t_encdec.closest_epoch.json"}
+    assert stages["score_t_encdec_closest"].outs == ("results/metrics/t_encdec.closest.json",)
+    assert {"results/metrics/t_encdec.closest.json", "results/metrics/t_encdec.closest_epoch.json"} \
+        <= set(stages["report_copynet_synthetic"].deps)
+    table = plan.tables["copynet_synthetic"]
+    assert table.paper.rows["Enc-Dec, closest epoch"] == table.paper.rows["Enc-Dec"]  # compared with that row
+
+
+def test_the_caption_names_each_closest_rows_epoch(tmp_path, monkeypatch):
+    """Rounded half up: 0.85 -> 0.9, 38.45 -> 38.5."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.build import closest_rows_text
+
+    monkeypatch.chdir(tmp_path)
+    config = _config()
+    path = tmp_path / "results" / "metrics" / "t_encdec.closest_epoch.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"epoch": 2, "distance": 0.85, "selected_epoch": 3, "selected_distance": 38.45,
+                                "epochs_run": 3}))
+    assert closest_rows_text(table_plan(config, "copynet_synthetic")) == (
+        " Rows \"closest epoch\": the checkpoint of the epoch closest to the paper's row on validation, decoded on "
+        "the test set with the row's beam (the test set played no part in the choice): Enc-Dec, closest epoch: "
+        "epoch 2 of 3 (0.9, 38.5 at the selected epoch 3).")
+
+
+def test_decode_closest_to_writes_the_chosen_epochs_outputs_beside_the_run(tmp_path, monkeypatch):
+    """The real commands on the tiny rule data: generate, vocab, train two epochs keeping both, then
+    `paragen decode --closest-to`: the choice names an epoch whose checkpoint exists, the outputs go to
+    runs/t_encdec/closest/, one line per test source, and the run's own test.hyp is not written."""
+    import yaml
+
+    from paragen.cli.main import main
+
+    raw = yaml.safe_load(TINY_PARAMS.read_text())
+    raw["training"]["tiny"].update(max_epochs=2, keep_epochs="all")
+    raw["tables"]["copynet_synthetic"]["closest_epochs"] = ["Enc-Dec"]
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    monkeypatch.chdir(tmp_path)
+    for argv in (["generate", "--dataset", "tiny"], ["vocab", "--dataset", "tiny"],
+                 ["train", "--experiment", "t_encdec", "--quiet"],
+                 ["decode", "--experiment", "t_encdec", "--closest-to", "copynet_synthetic", "--quiet"]):
+        main(argv)
+    choice = json.loads(Path("results/metrics/t_encdec.closest_epoch.json").read_text())
+    assert choice["epoch"] in (1, 2) and Path(choice["checkpoint"]).exists() and choice["epochs_run"] == 2
+    sources = Path("data/prepared/tiny/test.src").read_text().splitlines()
+    assert len(Path("runs/t_encdec/closest/test.hyp").read_text().splitlines()) == len(sources)
+    assert not Path("runs/t_encdec/test.hyp").exists()
