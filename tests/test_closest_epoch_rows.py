@@ -40,7 +40,7 @@ def _run(tmp_path: Path, kept=(1, 2, 3)) -> None:
 
 
 def test_the_closest_epoch_is_chosen_on_validation_against_the_papers_row(tmp_path, monkeypatch):
-    from paragen.decoding.closest import choose
+    from paragen.training.closest_choice import choose
 
     monkeypatch.chdir(tmp_path)
     _run(tmp_path)
@@ -51,7 +51,7 @@ def test_the_closest_epoch_is_chosen_on_validation_against_the_papers_row(tmp_pa
 
 
 def test_a_closest_epoch_whose_weights_were_not_kept_is_named(tmp_path, monkeypatch):
-    from paragen.decoding.closest import choose
+    from paragen.training.closest_choice import choose
 
     monkeypatch.chdir(tmp_path)
     _run(tmp_path, kept=(3,))

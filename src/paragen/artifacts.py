@@ -49,7 +49,7 @@ def table_outputs(table: str) -> tuple[str, ...]:
 
 
 def closest_dir(experiment: str) -> str:
-    """The closest-epoch decode of a run (paragen.decoding.closest): its test.hyp and test.nbest.jsonl."""
+    """The closest-epoch decode of a run (paragen.training.closest_choice): its test.hyp and test.nbest.jsonl."""
     return f"{run_dir(experiment)}/closest"
 
 

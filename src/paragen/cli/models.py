@@ -141,8 +141,8 @@ def cmd_decode(args: argparse.Namespace) -> None:
         raise ConfigError(f"--split: {args.split!r} is not a test split of {spec.dataset}; allowed values: "
                           f"{config.test_splits(spec.dataset)}")
     choice = None
-    if args.closest_to:  # the checkpoint of the epoch closest to the paper's row on validation (decoding.closest)
-        from paragen.decoding.closest import choose
+    if args.closest_to:  # the checkpoint of the epoch closest to the paper's row on validation (training.closest_choice)
+        from paragen.training.closest_choice import choose
 
         choice = choose(config, args.closest_to, args.experiment)
     model, vocab = _trained_model(config, args.experiment, device, choice["checkpoint"] if choice else None)

@@ -5,7 +5,7 @@ fewer (or more) epochs than ours, the epoch at which our per-rule-type validatio
 that row tells how many. Closeness is the mean absolute difference over the columns the paper reports.
 The table's cells stay the best-validation checkpoint's test scores; the caption names the closest epoch, and
 a row listed in a table's ``closest_epochs`` also shows that epoch's checkpoint decoded on the test set
-(:mod:`paragen.decoding.closest`).
+(:mod:`paragen.training.closest_choice`).
 """
 
 from __future__ import annotations

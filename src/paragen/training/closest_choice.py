@@ -1,4 +1,5 @@
-"""The closest-epoch decode: test the hypothesis "the paper's model was trained about this long" on the test set.
+"""Which checkpoint the closest-epoch decode reads (``paragen decode --closest-to``), to test on the test set the
+hypothesis "the paper's model was trained about this long".
 
 CopyNet §5.1 gives no training length. The epoch whose per-rule-type validation exact match is closest to a
 paper's row (:mod:`paragen.training.closest_epoch`) says how long the paper's model may have trained; on
