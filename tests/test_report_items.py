@@ -15,6 +15,7 @@ from conftest import ROOT
 
 PAPER_OF_TABLE = {  # from ../shared/papers/README.md: which paper each table of params.yaml reproduces
     "copynet_synthetic": "CopyNet", "copynet_synthetic_paper_scale": "CopyNet", "copynet_lcsts": "CopyNet",
+    "copynet_synthetic_adjacent": "CopyNet",  # the default table on the other rule-data generator
     "wean_pwkp": "WEAN", "wean_ewsew": "WEAN", "wean_lcsts": "WEAN", "wean_parameters": "WEAN",
     "turk_mini": "WEAN",  # Seq2seq vs WEAN on the turk-mini stand-in
     "simplification": "simplification", "simplification_turk_mini": "simplification",
