@@ -50,7 +50,7 @@ def table_items(table: TableConfig, paths: tuple[str, ...], metric: str, publish
     return tuple(ReportItem(path, category, table.title, " ".join(filter(None, (
         _sentence(table.title),
         f"{_format(path)} file. {_sentence(metric[:1].upper() + metric[1:])}",
-        *((f"Your own data: no paper reports these rows; each cell is the number a run produced, or why it is "
+        *(("Your own data: no paper reports these rows; each cell is the number a run produced, or why it is "
            "missing.",) if table.paper == "own" else (
             f"Published numbers: {published}.",
             "Each cell gives the paper's number, the reproduced number and their difference, or why a number is "
