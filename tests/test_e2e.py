@@ -169,7 +169,10 @@ def test_more_seeds_train_only_the_new_replicas_and_cells_become_mean_and_sd(wor
         assert len(row["best_epoch"].split(";")) == 2
     table = (workflow_dir / "results/tables/copynet_synthetic.md").read_text()
     assert " ± " in table and "- CopyNet (seed 2): best epoch" in table
-    assert re.search(r"CopyNet vs Enc-Dec \(200 resamples .*\(seed 1\); .*\(seed 2\)\.", table)
+    # rule data: the test resamples rules, per seed, with the line bootstrap's p after each seed's
+    assert re.search(r"CopyNet vs Enc-Dec \(200 resamples of the test rules.*seed 1: all types: .*\[resampling lines "
+                     r"instead: p [<=] [\d.]+\]; seed 2: all types: .*\[resampling lines instead: p [<=] [\d.]+\]\.",
+                     table)
     assert (workflow_dir / "results/metrics/t_copynet_seed2.vs.t_encdec_seed2.json").exists()
 
 
