@@ -24,7 +24,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                 ["tests/test_metrics_text.py", "tests/test_sari_cases.py", "tests/test_sari_sentence.py",
                  "tests/test_sari_sentence_partial.py", "tests/test_rouge_perl.py", "tests/test_rouge_perl_average.py",
                  "tests/test_rouge_perl_exception_order.py", "tests/test_bootstrap_tails.py",
-                 "tests/test_alignment_metric.py", "-m", "not e2e"]),
+                 "tests/test_alignment_metric.py", "tests/test_cluster_bootstrap.py", "-m", "not e2e"]),
     "scoring": (["src/paragen/scoring/*"],
                 ["tests/test_scoring.py", "tests/test_metrics_text.py", "-m", "not e2e"]),
     "data": (["src/paragen/data/*"],
@@ -33,11 +33,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
               "tests/test_overlap.py", "tests/test_headline_synthetic.py", "tests/test_fetch.py", "-m", "not e2e"]),
     "simplification": (["src/paragen/simplification/*"],
                        ["tests/test_ppdb.py", "tests/test_systems.py", "tests/test_scoring_variants.py",
-                        "-m", "not e2e"]),
+                        "tests/test_protocol_cv.py", "-m", "not e2e"]),
     "report": (["src/paragen/report/*"],
                ["tests/test_report.py", "tests/test_own_tables.py", "tests/test_closest_epoch.py",
                 "tests/test_closest_epoch_seeds.py", "tests/test_datasets_table.py", "tests/test_human_eval.py",
-                "-m", "not e2e"]),
+                "tests/test_rounding.py", "tests/test_rule_comparisons.py", "tests/test_confirmation_seeds.py",
+                "tests/test_closest_epoch_rows.py", "-m", "not e2e"]),
 }
 
 
