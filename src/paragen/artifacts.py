@@ -53,6 +53,15 @@ def closest_dir(experiment: str) -> str:
     return f"{run_dir(experiment)}/closest"
 
 
+def closest_hyp_path(experiment: str, split: str = "test") -> str:
+    """The closest-epoch decode's output on a test split (as :func:`hyp_path` for the selected checkpoint)."""
+    return f"{closest_dir(experiment)}/{split}.hyp"
+
+
+def closest_nbest_path(experiment: str, split: str = "test") -> str:
+    return f"{closest_dir(experiment)}/{split}.nbest.jsonl"
+
+
 def closest_choice_path(experiment: str) -> str:
     """Which epoch the closest-epoch decode chose, and how close it is to the paper's row on validation."""
     return f"results/metrics/{experiment}.closest_epoch.json"

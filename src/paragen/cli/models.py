@@ -156,19 +156,18 @@ def cmd_decode(args: argparse.Namespace) -> None:
         torch.set_num_threads(decoding.threads)
     results = translate(model, sources, vocab, device=device, progress=not args.quiet,
                         **decoding.model_dump(exclude={"threads"}))
-    where = Path(artifacts.closest_dir(args.experiment)) if choice else None
-    with atomic_open(where / f"{args.split}.nbest.jsonl" if where else artifacts.nbest_path(args.experiment, args.split)) \
-            as handle:
+    nbest_path, hyp_path = ((artifacts.closest_nbest_path, artifacts.closest_hyp_path) if choice else
+                            (artifacts.nbest_path, artifacts.hyp_path))
+    with atomic_open(nbest_path(args.experiment, args.split)) as handle:
         for r in results:
             handle.write(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
                                     ensure_ascii=False) + "\n")
-    with atomic_open(where / f"{args.split}.hyp" if where else artifacts.hyp_path(args.experiment, args.split)) \
-            as handle:
+    with atomic_open(hyp_path(args.experiment, args.split)) as handle:
         handle.writelines(" ".join(r.nbest[0]) + "\n" for r in results)
     if choice:
         write_json(artifacts.closest_choice_path(args.experiment), choice)
         log.info("%s: decoded epoch %d (closest to the paper's %s row on validation) into %s", args.experiment,
-                 choice["epoch"], choice["row"], where)
+                 choice["epoch"], choice["row"], artifacts.closest_dir(args.experiment))
         return
     if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
         from paragen.data.synthetic import spans_of_test_lines

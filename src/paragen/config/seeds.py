@@ -88,24 +88,22 @@ def add_replicas(config: ParagenConfig) -> None:
     would not be a seed that played no part in the design (checked for the active tables: ``seeds`` may grow
     past another suite's confirmation seeds)."""
     originals = [e for e in config.experiments if config.experiments[e].seed is None]
-    for name, table in config.active_tables().items():
-        if table.confirmation is None:
-            continue
-        for experiment in [e for e in table.experiments() if e in originals]:
-            own = replica_seeds(config, experiment)
-            clash = sorted(set(own) & set(table.confirmation.seeds))
-            if clash:
-                raise ValueError(f"tables.{name}.confirmation.seeds: {clash} are among the seeds {experiment} is "
-                                 f"trained with already ({own}, from its training seed and `seeds`); choose others")
+    confirmed = [(name, experiment, table.confirmation.seeds) for name, table in config.tables.items()
+                 if table.confirmation is not None for experiment in table.experiments() if experiment in originals]
+    active = config.active_tables()
+    for name, experiment, seeds in confirmed:
+        own = replica_seeds(config, experiment)
+        clash = sorted(set(own) & set(seeds))
+        if clash and name in active:
+            raise ValueError(f"tables.{name}.confirmation.seeds: {clash} are among the seeds {experiment} is "
+                             f"trained with already ({own}, from its training seed and `seeds`); choose others")
     if config.seed_count > 1:
         for experiment in originals:
             for _, seed in replica_runs(config, experiment)[1:]:
                 _declare(config, experiment, seed)
-    for table in config.tables.values():
-        if table.confirmation is not None:
-            for experiment in [e for e in table.experiments() if e in originals]:
-                for _, seed in confirmation_runs(config, experiment, table.confirmation.seeds):
-                    _declare(config, experiment, seed)
+    for _, experiment, seeds in confirmed:
+        for _, seed in confirmation_runs(config, experiment, seeds):
+            _declare(config, experiment, seed)
 
 
 def with_replica(config: ParagenConfig, name: str) -> ParagenConfig:

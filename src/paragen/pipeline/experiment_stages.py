@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, closest_choice_path,
-                               closest_dir, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
+                               closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
                                hyp_path, metrics_path, nbest_path, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
@@ -246,8 +246,7 @@ def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) ->
             spec = config.experiments[row.name]
             test_src, test_tgt, test_tag, test_rule = data.test_deps[:4]
             for run in row.runs:
-                where = closest_dir(run.name)
-                decoded = (f"{where}/test.hyp", f"{where}/test.nbest.jsonl", closest_choice_path(run.name))
+                decoded = (closest_hyp_path(run.name), closest_nbest_path(run.name), closest_choice_path(run.name))
                 result.setdefault(f"closest_{run.name}", Stage(
                     name=f"closest_{run.name}", step="decode",
                     cmd=shell_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", run.name,

@@ -50,10 +50,10 @@ def compared_runs(config: ParagenConfig, table: TableConfig, comparison: Compari
 def confirmed_runs(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> list[tuple[str, str, int]]:
     """(row's run, baseline's run, seed) per confirmation seed of the table (none without confirmation seeds or when
     a row cannot run)."""
-    if table.confirmation is None or not compared_runs(config, table, comparison):
+    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
+    if table.confirmation is None or not (config.runnable(row) and config.runnable(baseline)):
         return []
     seeds = table.confirmation.seeds
-    row, baseline = table.rows[comparison.row], table.rows[comparison.baseline]
     return [(a, b, seed) for (a, seed), (b, _) in zip(confirmation_runs(config, row, seeds),
                                                       confirmation_runs(config, baseline, seeds))]
 

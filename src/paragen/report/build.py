@@ -86,15 +86,17 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
     run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
                 for row in ran for run in plan.rows[row].runs}
     table.caption += hardware_summary(run_dirs)
-    if describe_hardware(run_dirs):
-        table.setup.append(describe_hardware(run_dirs).strip())
+    hardware = describe_hardware(run_dirs)
+    if hardware:
+        table.setup.append(hardware.strip())
     _write(table)
     publish_provenance(config, plan)
-    if not figures:
-        if plan.pairs_experiment and Path(artifacts.aligned_pairs_path(plan.pairs_experiment)).exists():
-            from paragen.report.aligned_pairs import write_aligned_pairs_table
+    # 004 Table 4 is a table, written with the others; a rebuild from provenance has its pairs only where they were kept
+    if plan.pairs_experiment and (figures or Path(artifacts.aligned_pairs_path(plan.pairs_experiment)).exists()):
+        from paragen.report.aligned_pairs import write_aligned_pairs_table
 
-            write_aligned_pairs_table(table_name, spec)
+        log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
+    if not figures:
         log.info("wrote %s (tables only: no figures)", ", ".join(plan.tables))
         return
     if not ran:
@@ -122,8 +124,9 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
         plot_type_curves(logs, drawn[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
                          paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
                          "epoch (dashed: the paper's test accuracy)")
-    limits = panel_limits([logs[row][0] for row, exp in ran.items() if exp in panels])
-    for row, exp in plan.design_rows().items():
+    design = plan.design_rows()  # one panel per experiment, not again for its confirmation block
+    limits = panel_limits([logs[row][0] for row, exp in design.items() if exp in panels])
+    for row, exp in design.items():
         if exp in panels:
             plot_training_panels(logs[row][0], artifacts.training_panels_path(table_name, exp),
                                  f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
@@ -133,10 +136,6 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
         plot_heatmaps(table_name, spec)
     if plan.oddgen:
         plot_oddgen(plan)
-    if plan.pairs_experiment:
-        from paragen.report.aligned_pairs import write_aligned_pairs_table
-
-        log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
     log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(drawn) + len(analysis))
 
 

@@ -133,6 +133,28 @@ def ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
             + rule_ceiling_text(config, experiments))
 
 
+def prepare_record(name: str, spec: RealDataset) -> Path:
+    """A real dataset's ``prepare.json`` (its split counts and overlap)."""
+    return Path(artifacts.prepared_dir(spec.recipe or name), "prepare.json")
+
+
+def caption_data_files(config: ParagenConfig, experiments: list[str]) -> list[str]:
+    """The data files a table's caption quotes (what :func:`ceiling_text` and :func:`overlap_text` read, which
+    paragen.report.provenance keeps beside the table): generation statistics of rule
+    data (its ceiling), the gold test headlines of a headline stand-in (its ROUGE ceiling), ``prepare.json`` of a
+    real dataset (the overlap its splits were allowed)."""
+    files = []
+    for name in dict.fromkeys(config.experiments[e].dataset for e in experiments if e in config.experiments):
+        spec = config.datasets[name]
+        if isinstance(spec, SyntheticDataset):
+            files.append(artifacts.generation_statistics(name))
+        elif isinstance(spec, HeadlineSyntheticDataset):
+            files.append(artifacts.prepared(name, "test", "tgt"))
+        elif isinstance(spec, RealDataset):
+            files.append(str(prepare_record(name, spec)))
+    return files
+
+
 def overlap_text(config: ParagenConfig, experiments: list[str]) -> str:
     """Caption text: the overlap between a real dataset's splits that ``max_overlap`` allowed (prepare.json's
     counts, :mod:`paragen.data.overlap`); empty when the splits are disjoint or not prepared here."""
@@ -143,7 +165,7 @@ def overlap_text(config: ParagenConfig, experiments: list[str]) -> str:
         spec = config.datasets[name]
         if not isinstance(spec, RealDataset):  # generated data: one generator draws every split
             continue
-        record = Path(artifacts.prepared_dir(spec.recipe or name), "prepare.json")
+        record = prepare_record(name, spec)
         if record.exists():
             phrases = allowed_overlap(json.loads(record.read_text(encoding="utf-8")).get("overlap", {}))
             if phrases:

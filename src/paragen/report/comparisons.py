@@ -26,10 +26,11 @@ def p_text(p_value: float, samples: int) -> str:
     return f"p < {1 / samples:.3g}" if p_value == 0 else f"p = {p_value:.3f}"
 
 
-def scores_text(test: dict) -> str:
-    """"94.7 vs 81.5 (+13.2)": row vs baseline, one decimal, the difference of the two numbers shown."""
+def scores_text(test: dict, detail: str = "") -> str:
+    """"94.7 vs 81.5 (+13.2)": row vs baseline, one decimal, the difference of the two numbers shown; ``detail``
+    goes inside the parentheses after the difference."""
     return f"{shown(test['score_b'], 1)} vs {shown(test['score_a'], 1)} " \
-        f"({shown_difference(test['score_b'], test['score_a'], 1)})"
+        f"({shown_difference(test['score_b'], test['score_a'], 1)}{detail})"
 
 
 def seed_text(test: dict, seed: int | None) -> str:
@@ -41,8 +42,9 @@ def seed_text(test: dict, seed: int | None) -> str:
 def clustered_text(test: dict, label: str) -> str:
     """"x → x: 93.2 vs 87.0 (+6.2; difference 95 % interval −2.0 to +14.5, 4 rules), p = 0.120"."""
     low, high = test["delta_ci95"]
-    return (f"{label}: {scores_text(test)[:-1]}; difference 95 % interval {shown(low, 1)} to {shown(high, 1)}, "
-            f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}), {p_text(test['p_value'], test['samples'])}")
+    rules = f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}"
+    return (f"{label}: {scores_text(test, f'; difference 95 % interval {shown(low, 1)} to {shown(high, 1)}, {rules}')}"
+            f", {p_text(test['p_value'], test['samples'])}")
 
 
 def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str]) -> str:
@@ -57,11 +59,12 @@ def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str]) -> st
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
                     runs: tuple[tuple[str, str, int], ...], block: str = "", labels: dict[str, str] | None = None,
-                    rule_data: bool = False) -> str:
+                    rule_data: bool = False, judged: bool = False) -> str:
     """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
     has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
-    ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged).
+    ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged; ``judged``: the runs
+    are confirmation seeds, whose line ends with the verdict of the table's criterion).
     A file with rule-resampling results is reported by them (and tallied by their overall p)."""
     head = f"{comparison.row} vs {comparison.baseline}" + (f", {block}" if block else "")
     if not runs:
@@ -95,7 +98,7 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
     tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
     return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}" + \
-        (verdict(table, significant) if block.startswith("confirmation") else "")
+        (verdict(table, significant) if judged else "")
 
 
 def verdict(table: TableConfig, significant: int) -> str:
@@ -119,5 +122,6 @@ def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
         lines.append(comparison_line(config, plan.spec, c, runs, f"design {seed_span([s for *_, s in runs])}",
                                      labels, plan.by_type))
         lines.append(comparison_line(config, plan.spec, c, confirming,
-                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels, plan.by_type))
+                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels, plan.by_type,
+                                     judged=True))
     return lines

@@ -19,29 +19,14 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.atomic import replaced_directory
-from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
+from paragen.config import ParagenConfig
 from paragen.pipeline.tables import TablePlan
+from paragen.report.captions import caption_data_files
 
 SETTINGS_FILE = "report.json"
 FILES_DIR = "files"
 RUN_FILES = ("train_log.csv", "sessions.json", "embeddings.json", "aligned_pairs.json")
 """What the report reads of a run directory (those that exist are kept)."""
-
-
-def caption_data_files(config: ParagenConfig, experiments: list[str]) -> list[str]:
-    """The data files a table's caption quotes (:mod:`paragen.report.captions`): generation statistics of rule
-    data (its ceiling), the gold test headlines of a headline stand-in (its ROUGE ceiling), ``prepare.json`` of a
-    real dataset (the overlap its splits were allowed)."""
-    files = []
-    for name in dict.fromkeys(config.experiments[e].dataset for e in experiments if e in config.experiments):
-        spec = config.datasets[name]
-        if isinstance(spec, SyntheticDataset):
-            files.append(artifacts.generation_statistics(name))
-        elif isinstance(spec, HeadlineSyntheticDataset):
-            files.append(artifacts.prepared(name, "test", "tgt"))
-        elif isinstance(spec, RealDataset):
-            files.append(f"{artifacts.prepared_dir(spec.recipe or name)}/prepare.json")
-    return files
 
 
 def read_files(config: ParagenConfig, plan: TablePlan) -> list[str]:

@@ -11,7 +11,6 @@ provenance cannot be rebuilt and is named too.
 from __future__ import annotations
 
 import difflib
-import json
 import shutil
 import subprocess
 import sys
@@ -62,9 +61,8 @@ def _diff(committed: Path, rebuilt: Path, name: str, lines: int = 12) -> str | N
 
 def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str | None]:
     """Rebuild one table under ``scratch``; (table name, None) or (table name, why it failed)."""
-    settings = json.loads((provenance / SETTINGS_FILE).read_text(encoding="utf-8"))
     _scratch_inputs(root, scratch)
-    restore(provenance, scratch)
+    settings = restore(provenance, scratch)
     command = [sys.executable, "-m", "paragen.cli", "report", "--params", "params.yaml", "--table", settings["table"],
                "--tables-only", "--seeds", str(settings["seeds"])]
     if settings["data"]:
