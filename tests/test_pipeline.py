@@ -43,7 +43,7 @@ def test_real_data_stages_share_fetches_and_preparations():
     from paragen.config import parse_config
 
     raw = yaml.safe_load((ROOT / "params.yaml").read_text())
-    raw["data"] = ["ew_sew", "turk_mini", "lcsts_wean", "lcsts_copynet_word"]
+    raw["data"] = ["ew_sew", "turk_mini", "turk_mini_copy", "lcsts_wean", "lcsts_copynet_word"]
     by_name = {s.name: s for s in stages(parse_config(raw))}
     fetches = sorted(n for n in by_name if n.startswith("fetch_"))
     assert fetches == ["fetch_asset", "fetch_ew_sew", "fetch_lcsts", "fetch_turkcorpus"]
@@ -52,6 +52,10 @@ def test_real_data_stages_share_fetches_and_preparations():
     assert [n for n in by_name if n.startswith("prepare_lcsts")] == ["prepare_lcsts"]  # one preparation, two segmentations
     assert by_name["segment_lcsts_copynet_word"].cmd.startswith("paragen segment lcsts --scheme jieba")
     assert by_name["vocab_lcsts_wean"].cmd.endswith("--size 4000 --shared")
+    assert [n for n in by_name if n.startswith("prepare_turk")] == ["prepare_turk_mini"]  # the copy task shares it
+    assert "--copy-task" in by_name["segment_turk_mini_copy"].cmd.split()
+    assert "--copy-task" not in by_name["segment_turk_mini"].cmd.split()
+    assert "datasets.turk_mini_copy.copy_task" in by_name["segment_turk_mini_copy"].params
     raw["datasets"]["lcsts_copynet_word"]["strip_specials"] = True
     import pytest
     from paragen.config import ConfigError

@@ -72,6 +72,29 @@ def test_training_pairs_with_longer_targets_are_dropped(tmp_path):
     assert json.loads((out / "segment.json").read_text())["dropped_longer_target"] == 1
 
 
+def test_copy_task_makes_every_target_its_source_and_drops_references(tmp_path):
+    """turk-mini's copy-task sanity run: each split is scored against its own source, so no reference may survive
+    (a kept test.ref.k would be read instead of test.tgt) and every target must be the segmented source."""
+    prepared = tmp_path / "prepared" / "turk"
+    _write(prepared / "train.src", ["The cat sat", "A dog ran"])
+    _write(prepared / "train.tgt", ["cat sat", "dog ran"])
+    _write(prepared / "test.src", ["The bird sang"])
+    _write(prepared / "test.tgt", ["bird sang"])
+    _write(prepared / "test.ref.0", ["bird sang"])
+    _write(prepared / "test.ref.1", ["a bird sang"])
+    out = segment_dataset("turk", "word", lowercase=True, prepared_root=tmp_path / "prepared",
+                          out_root=tmp_path / "seg", workers=1, progress=False, name="turk_copy", copy_task=True)
+    assert out.name == "turk_copy.word"
+    assert sorted(p.name for p in out.iterdir()) == ["segment.json", "test.src", "test.tgt", "train.src", "train.tgt"]
+    assert (out / "train.tgt").read_text().splitlines() == ["the cat sat", "a dog ran"]
+    assert (out / "test.tgt").read_text().splitlines() == ["the bird sang"]
+    import json
+    assert json.loads((out / "segment.json").read_text())["copy_task"] is True
+    plain = segment_dataset("turk", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
+                            workers=1, progress=False)
+    assert (plain / "test.tgt").read_text().splitlines() == ["bird sang"] and (plain / "test.ref.1").exists()
+
+
 def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
     from paragen.data.vocabularies import build_vocabularies
     from paragen.data.vocabulary import SPECIALS, Vocabulary

@@ -113,7 +113,8 @@ def cmd_segment(args: argparse.Namespace) -> None:
 
     out = segment_dataset(args.dataset, args.scheme, merges=args.merges, lowercase=args.lowercase,
                           prepared_root=args.prepared_root, out_root=args.out_root, workers=args.workers,
-                          progress=not args.quiet, drop_longer_target=args.drop_longer_target, name=args.name)
+                          progress=not args.quiet, drop_longer_target=args.drop_longer_target, name=args.name,
+                          copy_task=args.copy_task)
     print(f"{args.dataset}: segmented with {args.scheme} into {out}")
 
 
@@ -203,6 +204,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--drop-longer-target", action="store_true",
                    help="drop training pairs whose segmented target is longer than the source (SPM, Gigaword)")
+    p.add_argument("--copy-task", action="store_true",
+                   help="replace every split's target and references by its source (a copy-task sanity check)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--prepared-root", default="data/prepared", type=output_dir)
     p.add_argument("--out-root", default="data/segmented", type=output_dir)

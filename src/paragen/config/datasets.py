@@ -157,6 +157,10 @@ class RealDataset(_Strict):
     strip_specials: bool = Field(False, description="lowercase and drop special characters (003 §4.1: WikiLarge, Turk)")
     drop_longer_target: bool = Field(
         False, description="drop training pairs whose target is longer than the source after segmentation (004 §5.1)")
+    copy_task: bool = Field(
+        False, description="a sanity check, not a task: after segmentation every split's target and references are "
+        "replaced by its source, so a model trained on it shows whether it can copy sentences it never trained on "
+        "(docs/datasets.md)")
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (ROUGE scoring refuses such lines)")
     max_overlap: NonNegativeInt = Field(

@@ -103,16 +103,30 @@ def drop_longer_targets(sources: list[str], targets: list[str]) -> list[int]:
     return [i for i, (s, t) in enumerate(zip(sources, targets)) if len(t.split()) <= len(s.split())]
 
 
+def as_copy_task(files: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Segmented files (name -> lines) with each ``<split>.tgt`` replaced by ``<split>.src`` and the
+    ``<split>.ref.k`` files dropped; a split without a source keeps nothing (it could not be copied)."""
+    splits = [name[:-len(".src")] for name in files if name.endswith(".src")]
+    result: dict[str, list[str]] = {}
+    for split in splits:
+        result[f"{split}.src"] = files[f"{split}.src"]
+        result[f"{split}.tgt"] = list(files[f"{split}.src"])
+    return result
+
+
 def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase: bool = False,
                     prepared_root: str | Path = "data/prepared", out_root: str | Path = "data/segmented",
                     workers: int | None = None, progress: bool = True, drop_longer_target: bool = False,
-                    name: str | None = None) -> Path:
+                    name: str | None = None, copy_task: bool = False) -> Path:
     """Segment every prepared split of ``dataset`` into ``data/segmented/<name>.<scheme>/``.
 
     ``name`` (default: ``dataset``) lets one prepared dataset be segmented under several names.
 
     ``drop_longer_target`` removes training pairs whose target is longer than the source after
     segmentation, as SPM does after BPE (0.1 % of Gigaword train); the count is logged and recorded.
+
+    ``copy_task`` makes every split's target its own source and drops its references (so a split is scored
+    against its source): a configuration trained on it shows whether it can copy sentences it never saw.
     """
     source_dir = Path(prepared_root) / dataset
     if not source_dir.is_dir():
@@ -138,12 +152,14 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
             for name in ("train.src", "train.tgt"):
                 segmented[name] = [segmented[name][i] for i in keep]
             log.info("%s train: %d pairs with a target longer than the source dropped", dataset, dropped)
+        if copy_task:
+            segmented = as_copy_task(segmented)
         for name, lines in segmented.items():
             with atomic_open(staging / name) as handle:
                 handle.writelines(line + "\n" for line in lines)
             log.info("%s: %d lines", out_dir / name, len(lines))
         write_json(staging / "segment.json", {"dataset": dataset, "scheme": scheme, "lowercase": lowercase,
                                               "merges": merges if scheme == "bpe" else None,
-                                              "dropped_longer_target": dropped,
+                                              "dropped_longer_target": dropped, "copy_task": copy_task,
                                               "files": {n: len(lines) for n, lines in segmented.items()}})
     return out_dir
