@@ -17,7 +17,7 @@ PAPER_OF_TABLE = {  # from ../shared/papers/README.md: which paper each table of
     "copynet_synthetic": "CopyNet", "copynet_synthetic_paper_scale": "CopyNet", "copynet_lcsts": "CopyNet",
     "copynet_synthetic_adjacent": "CopyNet",  # the default table on the other rule-data generator
     "wean_pwkp": "WEAN", "wean_ewsew": "WEAN", "wean_lcsts": "WEAN", "wean_parameters": "WEAN",
-    "turk_mini": "WEAN",  # Seq2seq vs WEAN on the turk-mini stand-in
+    "turk_mini": "WEAN", "turk_mini_copy": "WEAN",  # Seq2seq vs WEAN on the turk-mini stand-in, and as a copy task
     "simplification": "simplification", "simplification_turk_mini": "simplification",
     "spm_gigaword": "SPM", "headline_synthetic": "SPM",  # 004's measures, on Gigaword and on the stand-in
 }
