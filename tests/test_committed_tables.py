@@ -29,6 +29,17 @@ def test_every_committed_table_rebuilds_from_committed_metrics_and_provenance():
         assert any(_table(item.path) == name for item in stale), f"{name} rebuilds now: drop it from KNOWN_STALE"
 
 
+def test_the_committed_report_index_shows_the_committed_tables(monkeypatch):
+    """results/REPORT.md copies each table's body: an index written while a suite was training (or before a table
+    was rebuilt) shows numbers and "still training" notes that no committed table holds."""
+    from paragen.config import load_config
+    from paragen.report.index import render_index
+
+    monkeypatch.chdir(ROOT)
+    assert (ROOT / "results" / "REPORT.md").read_text(encoding="utf-8") == render_index(
+        load_config(ROOT / "params.yaml")), "results/REPORT.md is stale: run `paragen index`"
+
+
 def _copy_repository_results(tmp_path: Path, table: str) -> Path:
     root = tmp_path / "repo"
     (root / "results" / "tables").mkdir(parents=True)
@@ -55,6 +66,16 @@ def test_a_hand_edited_cell_is_named_with_its_file(tmp_path):
     assert checked == ["copynet_synthetic"]
     assert [item.path for item in stale] == ["results/tables/copynet_synthetic.md"]
     assert "3.3 / 99.9 (+96.6)" in stale[0].detail and "differs from its rebuild" in stale[0].detail
+
+
+def test_a_file_the_rebuild_writes_but_nobody_committed_is_named(tmp_path):
+    """A table whose comparisons CSV was never committed (or was deleted) is stale: its numbers exist nowhere in
+    the repository although the report writes them."""
+    root = _copy_repository_results(tmp_path, "copynet_synthetic")
+    (root / "results" / "tables" / "copynet_synthetic_comparisons.csv").unlink()
+    stale, _ = check_tables(root, ["copynet_synthetic"])
+    assert [(item.path, item.detail) for item in stale] == [
+        ("results/tables/copynet_synthetic_comparisons.csv", "the rebuild writes it, but it is not committed")]
 
 
 def test_a_table_committed_without_provenance_is_named(tmp_path):

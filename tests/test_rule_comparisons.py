@@ -55,3 +55,36 @@ def test_the_line_reports_rules_resampled_per_type_and_lines_as_secondary(tmp_pa
         "(+13.4; difference 95 % interval 4.1 to 20.0, 20 rules), p = 0.030; x → x: 93.3 vs 87.0 (+6.3; difference "
         "95 % interval -2.1 to 14.5, 4 rules), p = 0.120; x → ∅: 100.0 vs 100.0 (+0.0; difference 95 % interval "
         "0.0 to 0.0, 1 rule), p = 1.000 [resampling lines instead: p < 0.005].")
+
+
+def test_the_comparisons_csv_carries_every_test_of_the_line_as_exact_numbers(tmp_path, monkeypatch):
+    """The same fixture as the line above, as CSV records: the rule tests (all types, then each type in the file's
+    order) before the line bootstrap; scores unrounded, the row's first (94.75, not the baseline's 81.44), the
+    difference 94.75 − 81.44 = 13.31 exactly, the interval only where rules were resampled."""
+    import csv
+    import io
+
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.comparisons import comparison_records, comparisons_csv
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "results/metrics/t_copynet.vs.t_encdec.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({
+        "splits": {"test": _test(81.44, 94.75, 0.0)},
+        "clustered": {"unit": "rule", "split": "test",
+                      "overall": _test(81.44, 94.75, 0.03, 4.05, 20.0, 20),
+                      "by_type": {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4)}}}))
+    config = _config()
+    rows = list(csv.DictReader(io.StringIO(comparisons_csv(comparison_records(config, table_plan(config,
+                                                                                                 "copynet_synthetic"))))))
+    picked = [(r["unit"], r["scope"], r["score_row"], r["score_baseline"], r["difference"], r["ci95_low"],
+               r["ci95_high"], r["p_value"], r["groups"]) for r in rows]
+    assert picked == [("rules", "all", "94.75", "81.44", "13.31", "4.05", "20.0", "0.03", "20"),
+                      ("rules", "x->x", "93.25", "87.0", "6.25", "-2.05", "14.45", "0.12", "4"),
+                      ("sentences", "all", "94.75", "81.44", "13.31", "", "", "0.0", "")]
+    assert {(r["table"], r["row"], r["baseline"], r["metric"], r["split"], r["samples"]) for r in rows} == {
+        ("copynet_synthetic", "CopyNet", "Enc-Dec", "exact", "test", "200")}
+    path.unlink()  # a comparison not yet run is a line saying so, not a missing line
+    (missing,) = comparison_records(config, table_plan(config, "copynet_synthetic"))
+    assert missing["note"].startswith("not yet run") and "score_row" not in missing

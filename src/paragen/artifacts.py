@@ -203,6 +203,11 @@ def aligned_pairs_path(experiment: str) -> str:
     return f"{run_dir(experiment)}/aligned_pairs.json"
 
 
+def comparisons_csv_path(table: str) -> str:
+    """One line per paired test of a table's comparisons (:func:`paragen.report.comparisons.comparison_records`)."""
+    return f"results/tables/{table}_comparisons.csv"
+
+
 def aligned_pairs_outputs(table: str) -> tuple[str, str]:
     return f"results/tables/{table}_aligned_pairs.md", f"results/tables/{table}_aligned_pairs.csv"
 

@@ -120,6 +120,14 @@ def oddgen_item(table: TableConfig, path: str) -> ReportItem:
         f"the {figure.split} sentences with a repeated token and those shorter than the gold headline."))
 
 
+def comparisons_item(table: TableConfig, path: str) -> ReportItem:
+    """The table's paired tests, one CSV line each (the lines under its markdown, as numbers)."""
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} The paired bootstrap tests of the table's comparisons, one line per test (CSV "
+        "file): each seed and split, on rule data each rule type and all types resampling rules, then the test "
+        "resampling sentences; scores, difference, its 95 % interval where the test gives one, p and resamples."))
+
+
 def aligned_pairs_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
     """004 Table 4: the (target token, q_j word) pairs of the SPM row, grouped."""
     pairs = table.aligned_pairs

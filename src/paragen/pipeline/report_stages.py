@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, aligned_pairs_outputs, aligned_pairs_path,
+                               comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
                                experiment_data, heatmap_path, metrics_path, oddgen_figure_path, sweep_outputs,
                                table_outputs, training_panels_path)
 from paragen.config import ParagenConfig
-from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, copy_heatmap_item,
-                                           oddgen_item, table_items, training_panels_item, type_curves_item,
-                                           valid_curves_item)
+from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, comparisons_item,
+                                           copy_heatmap_item, oddgen_item, table_items, training_panels_item,
+                                           type_curves_item, valid_curves_item)
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
 from paragen.pipeline.tables import TablePlan, caption_params, closest_choices
 
@@ -56,6 +57,8 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
         items += (oddgen_item(table, oddgen_figure_path(table_name)),)
     if plan.pairs_experiment:
         items += aligned_pairs_items(table, aligned_pairs_outputs(table_name))
+    if plan.comparisons:
+        items += (comparisons_item(table, comparisons_csv_path(table_name)),)
     trained = list(plan.trained) if table.kind == "scores" else []
     if not trained:
         return items

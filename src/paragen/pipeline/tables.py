@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from paragen.artifacts import (aligned_pairs_outputs, alignment_path, closest_choice_path, closest_metrics_path,
+from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path,
                                experiment_data, figure_paths,
                                heatmap_path, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
                                table_outputs)
@@ -197,7 +197,8 @@ class TablePlan:
         """Every file ``paragen report --table NAME`` writes."""
         if self.spec.kind == "parameters":
             return self.tables
-        return (self.tables + (self.provenance,) + self.figures + self.analysis_figures
+        return (self.tables + ((comparisons_csv_path(self.name),) if self.comparisons else ()) + (self.provenance,)
+                + self.figures + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
 
     @property

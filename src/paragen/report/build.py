@@ -19,7 +19,7 @@ from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
-from paragen.report.comparisons import comparison_lines
+from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv
 from paragen.report.provenance import publish_provenance
 from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
@@ -90,6 +90,8 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
     if hardware:
         table.setup.append(hardware.strip())
     _write(table)
+    if plan.comparisons:
+        write_text(artifacts.comparisons_csv_path(table_name), comparisons_csv(comparison_records(config, plan)))
     publish_provenance(config, plan)
     # 004 Table 4 is a table, written with the others; a rebuild from provenance has its pairs only where they were kept
     if plan.pairs_experiment and (figures or Path(artifacts.aligned_pairs_path(plan.pairs_experiment)).exists()):

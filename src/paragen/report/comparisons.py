@@ -8,6 +8,8 @@ the shown scores' difference.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from paragen.artifacts import comparison_path
 from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.config.tables import seed_span
 from paragen.pipeline.tables import ABSENT, TablePlan
-from paragen.report.rounding import shown, shown_difference
+from paragen.report.rounding import exact_difference, exact_text, shown, shown_difference
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
                 "oddgen": "sentences without odd generation (%)"}
@@ -110,18 +112,71 @@ def verdict(table: TableConfig, significant: int) -> str:
             f"{len(block.seeds)}: **{outcome}**.")
 
 
+def comparison_blocks(plan: TablePlan) -> list[tuple[Comparison, tuple[tuple[str, str, int], ...], str, bool]]:
+    """(comparison, its compared runs, block label, judged) in the order the table reports them: one block per
+    comparison; with confirmation seeds, the design seeds' block then the confirmation seeds' (judged) block."""
+    if not plan.confirmations:
+        return [(c, runs, "", False) for c, runs in plan.comparisons]
+    blocks = []
+    for (c, runs), (_, confirming) in zip(plan.comparisons, plan.confirmations):
+        blocks.append((c, runs, f"design {seed_span([s for *_, s in runs])}", False))
+        blocks.append((c, confirming, f"confirmation {seed_span([s for *_, s in confirming])}", True))
+    return blocks
+
+
 def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
     """One line per comparison; with confirmation seeds, one for the design seeds and one for the confirmation
     seeds (trained once after the design was fixed), each labelled."""
     labels = {column.key: column.label for column in plan.paper.columns}
-    if not plan.confirmations:
-        return [comparison_line(config, plan.spec, c, runs, labels=labels, rule_data=plan.by_type)
-                for c, runs in plan.comparisons]
-    lines = []
-    for (c, runs), (_, confirming) in zip(plan.comparisons, plan.confirmations):
-        lines.append(comparison_line(config, plan.spec, c, runs, f"design {seed_span([s for *_, s in runs])}",
-                                     labels, plan.by_type))
-        lines.append(comparison_line(config, plan.spec, c, confirming,
-                                     f"confirmation {seed_span([s for *_, s in confirming])}", labels, plan.by_type,
-                                     judged=True))
-    return lines
+    return [comparison_line(config, plan.spec, c, runs, block, labels, plan.by_type, judged)
+            for c, runs, block, judged in comparison_blocks(plan)]
+
+
+CSV_FIELDS = ("table", "row", "baseline", "metric", "block", "seed", "split", "unit", "scope", "score_row",
+              "score_baseline", "difference", "ci95_low", "ci95_high", "p_value", "samples", "groups", "lines", "note")
+"""``unit``: what the test resamples (``rules``, or ``sentences``: the line bootstrap); ``scope``: ``all`` or a
+rule type's tag; ``difference``: the row's score minus the baseline's; ``ci95_*``: the difference's interval (rule
+resampling only); ``groups``: rules resampled; ``note``: why a comparison has no numbers."""
+
+
+def _record(base: dict, seed: int, split: str, unit: str, scope: str, test: dict) -> dict:
+    interval = test.get("delta_ci95") or (None, None)
+    return {**base, "seed": seed, "split": split, "unit": unit, "scope": scope,
+            "score_row": exact_text(test["score_b"]), "score_baseline": exact_text(test["score_a"]),
+            "difference": exact_difference(test["score_b"], test["score_a"]),
+            "ci95_low": "" if interval[0] is None else exact_text(interval[0]),
+            "ci95_high": "" if interval[1] is None else exact_text(interval[1]),
+            "p_value": exact_text(test["p_value"]), "samples": test["samples"], "groups": test.get("groups", ""),
+            "lines": test.get("lines", "")}
+
+
+def comparison_records(config: ParagenConfig, plan: TablePlan) -> list[dict]:
+    """Every test the lines under the table report, as numbers (exact, not rounded), in the same order: per block
+    and seed, on rule data the rule-resampling tests (all types, then each type) before the line bootstrap."""
+    records = []
+    for comparison, runs, block, _ in comparison_blocks(plan):
+        base = {"table": plan.name, "row": comparison.row, "baseline": comparison.baseline,
+                "metric": config.comparison_metric(plan.spec, comparison), "block": block}
+        if not runs:
+            records.append({**base, "note": ABSENT})
+        for a, b, seed in runs:
+            path = Path(comparison_path(a, b))
+            if not path.exists():
+                records.append({**base, "seed": seed, "note": f"not yet run ({path} missing)"})
+                continue
+            result = json.loads(path.read_text(encoding="utf-8"))
+            clustered = result.get("clustered")
+            if clustered is not None:
+                records += [_record(base, seed, clustered["split"], "rules", scope, test) for scope, test in
+                            [("all", clustered["overall"]), *clustered["by_type"].items()]]
+            records += [_record(base, seed, split, "sentences", "all", test)
+                        for split, test in result["splits"].items()]
+    return records
+
+
+def comparisons_csv(records: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CSV_FIELDS, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return buffer.getvalue()

@@ -94,13 +94,16 @@ def check_tables(root: str | Path = ".", names: list[str] | None = None) -> tupl
         with tempfile.TemporaryDirectory(prefix=f"check-{provenance.name}-") as folder:
             scratch = Path(folder)
             table, failure = rebuild_table(root, provenance, scratch)
-            outputs = artifacts.table_outputs(table) + artifacts.aligned_pairs_outputs(table)
+            outputs = (artifacts.table_outputs(table) + (artifacts.comparisons_csv_path(table),)
+                       + artifacts.aligned_pairs_outputs(table))
             if failure is not None:
                 stale.append(Stale(artifacts.table_outputs(table)[0], failure))
                 continue
             for path in outputs:
                 committed, rebuilt = root / path, scratch / path
                 if not committed.exists():
+                    if rebuilt.exists():
+                        stale.append(Stale(path, "the rebuild writes it, but it is not committed"))
                     continue
                 if not rebuilt.exists():
                     stale.append(Stale(path, "committed, but the rebuild does not write it"))
