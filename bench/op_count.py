@@ -10,11 +10,11 @@ to the step loop saves before a GPU is at hand. (CPU decomposes the LSTM/GRU cel
 count is a pessimistic proxy: compare like with like.)
 
 What it counts: one training step (forward, backward, gradient clipping, Adam) of ``--sentences`` random
-sentences whose targets are ``--length`` tokens long (sources 1.5x as long), under a ``TorchDispatchMode`` that
+sentences whose targets are ``--length`` tokens long (sources 1.5x as long, also when the target is shorter), under a ``TorchDispatchMode`` that
 sees every aten operator torch dispatches. ``computing`` leaves out the operators that only make views (``t``,
 ``detach``, ``slice``, ``view``, ...: ``OpOverload.is_view``). Per decoder step is the marginal count, ``(ops at
 length L) - (ops at length L/2)`` divided by ``L - L/2``: what one more target token costs, forward and
-backward, with the encoder and the optimiser taken out.
+backward, with the encoder (same source length) and the optimiser taken out.
 
 ``--models`` are names under ``models:`` in ``--params`` (default: the embedded default's four RNN models).
 ``--joeynmt`` also counts JoeyNMT 2.3.0's RNN model at ``bench/anchor_joeynmt.py``'s configuration (bi-GRU
@@ -54,7 +54,7 @@ class OperatorCounter(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def paragen_step_counts(model_config: dict, sentences: int, length: int) -> tuple[int, int]:
+def paragen_step_counts(model_config: dict, sentences: int, length: int, source_length: int) -> tuple[int, int]:
     """(all, computing) aten operators of one paragen training step at target length ``length``."""
     from paragen.config import ModelConfig
     from paragen.data.batching import iterate_batches
@@ -65,7 +65,7 @@ def paragen_step_counts(model_config: dict, sentences: int, length: int) -> tupl
     words = [f"w{i}" for i in range(VOCABULARY - len(SPECIALS))]
     vocab = vocabulary_for(config, Vocabulary(list(SPECIALS) + words))
     rng = random.Random(0)
-    sources = [[rng.choice(words) for _ in range(length * 3 // 2)] for _ in range(sentences)]
+    sources = [[rng.choice(words) for _ in range(source_length)] for _ in range(sentences)]
     targets = [[rng.choice(words) for _ in range(length)] for _ in range(sentences)]
     torch.manual_seed(0)
     model = build_model(config, len(vocab))
@@ -92,7 +92,7 @@ def per_step(counts_long: tuple[int, int], counts_short: tuple[int, int], length
     return tuple((a - b) / steps for a, b in zip(counts_long, counts_short))  # type: ignore[return-value]
 
 
-def joeynmt_step_counts(sentences: int, length: int) -> tuple[int, int]:
+def joeynmt_step_counts(sentences: int, length: int, source_length: int) -> tuple[int, int]:
     """(all, computing) of one JoeyNMT 2.3.0 RNN training step (run in JoeyNMT's environment)."""
     from joeynmt.model import build_model as joey_build
     from joeynmt.vocabulary import Vocabulary as JoeyVocabulary
@@ -112,7 +112,7 @@ def joeynmt_step_counts(sentences: int, length: int) -> tuple[int, int]:
     model.loss_function = XentLoss(pad_index=vocab.pad_index)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     generator = torch.Generator().manual_seed(0)
-    src_len = length * 3 // 2
+    src_len = source_length
     src = torch.randint(4, len(vocab), (sentences, src_len), generator=generator)
     trg = torch.randint(4, len(vocab), (sentences, length + 1), generator=generator)
     trg[:, -1] = vocab.eos_index
@@ -150,7 +150,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.joeynmt_only:
-        long, short = (joeynmt_step_counts(args.sentences, n) for n in (args.length, args.length // 2))
+        long, short = (joeynmt_step_counts(args.sentences, n, args.length * 3 // 2)
+                       for n in (args.length, args.length // 2))
         print(json.dumps({"step": long, "per_decoder_step": per_step(long, short, args.length)}))
         return
     from paragen.config import load_config
@@ -159,7 +160,8 @@ def main() -> None:
     models["anchor"] = ANCHOR
     rows = {}
     for name, config in models.items():
-        long, short = (paragen_step_counts(config, args.sentences, n) for n in (args.length, args.length // 2))
+        long, short = (paragen_step_counts(config, args.sentences, n, args.length * 3 // 2)
+                       for n in (args.length, args.length // 2))
         rows[f"paragen {name}"] = {"step": long, "per_decoder_step": per_step(long, short, args.length)}
     if args.joeynmt:
         python = Path(args.workdir) / "venv" / "bin" / "python"
