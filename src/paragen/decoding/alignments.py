@@ -14,7 +14,7 @@ from typing import Sequence
 import torch
 
 from paragen.data.batching import make_batch
-from paragen.models.seq2seq import run_teacher_forced
+from paragen.models.seq2seq import stepped_teacher_forced
 from paragen.data.vocabulary import Vocabulary
 
 
@@ -42,7 +42,7 @@ def teacher_forced_alignments(model: torch.nn.Module, sources: Sequence[Sequence
     results: list[SentenceAlignment] = []
     for start in range(0, len(sources), batch_size):
         batch = make_batch(sources[start:start + batch_size], targets[start:start + batch_size], vocab).to(device)
-        run = run_teacher_forced(model, batch, keep_attention=True)
+        run = stepped_teacher_forced(model, batch, keep_attention=True)
         attention = run.attention.float()  # (batch, steps, src_len)
         q = head(run.attentional) if head is not None else None  # (batch, steps, V)
         for row, (source, target) in enumerate(zip(sources[start:start + batch_size],

@@ -43,9 +43,12 @@ class Attention(nn.Module):
         return self.v(torch.tanh(self.W_q(query).unsqueeze(1) + keys)).squeeze(2)
 
     def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
-                keys: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Context (batch, memory_size) and weights (batch, src_len); ``mask`` is True on real tokens."""
+                keys: torch.Tensor | None = None, padding: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Context (batch, memory_size) and weights (batch, src_len); ``mask`` is True on real tokens, ``padding``
+        its inverse when the caller made it once per batch (:meth:`paragen.models.state.Encoded.pad`), so a
+        decoder step does not invert it again."""
         keys = self.project_memory(memory) if keys is None else keys
-        weights = torch.softmax(self.energies(query, keys).masked_fill(~mask, float("-inf")), dim=-1)
+        padding = ~mask if padding is None else padding
+        weights = torch.softmax(self.energies(query, keys).masked_fill(padding, float("-inf")), dim=-1)
         context = torch.bmm(weights.unsqueeze(1), memory).squeeze(1)
         return context, weights

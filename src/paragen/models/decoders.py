@@ -107,10 +107,16 @@ class RecurrentDecoder(nn.Module):
                 return cell(inputs.float(), hidden.float()), None
             return cell(inputs.float(), (hidden.float(), memory.float()))
 
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The cell's word input, dropout(e(y)), for ``tokens`` of any shape in V: teacher forcing embeds every
+        step's token at once, (batch, tgt_len) -> (batch, tgt_len, embedding_size), outside the step loop."""
+        return self.dropout(self.embedding(tokens))
+
     def forward(self, tokens: torch.Tensor, state: State, encoded: Encoded,
-                extra: torch.Tensor | None) -> tuple[State, torch.Tensor | None]:
-        """One step for ``tokens`` (batch,) in V; returns the new state and attention weights."""
-        parts = [self.dropout(self.embedding(tokens)), state[self.feed_key]]
+                extra: torch.Tensor | None, embedded: torch.Tensor | None = None) -> tuple[State, torch.Tensor | None]:
+        """One step for ``tokens`` (batch,) in V (or their ``embedded`` inputs (batch, embedding_size), from
+        :meth:`embed`); returns the new state and attention weights."""
+        parts = [self.embed(tokens) if embedded is None else embedded, state[self.feed_key]]
         if extra is not None:
             parts.append(extra)
         new_state = dict(state)
@@ -133,5 +139,5 @@ class RecurrentDecoder(nn.Module):
             new_state["context"] = encoded.summary
         else:
             new_state["context"], weights = self.attention(self.top(new_state), encoded.memory, encoded.mask,
-                                                           encoded.projections.get("attention"))
+                                                           encoded.projections.get("attention"), encoded.pad())
         return new_state, weights

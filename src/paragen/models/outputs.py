@@ -4,6 +4,11 @@ Each layer maps ``hidden`` s_t (batch, hidden_size) and ``context`` c_t
 (batch, memory_size) to log-probabilities of shape (batch, width), where width
 is ``len(V)`` or, for copying layers, ``len(V) + max_oovs`` (the extended
 vocabulary of :mod:`paragen.data.batching`).
+
+Each layer is also split at what a decoder step must read back: ``attentional`` (h̃_t, or WEAN's q_t, fed to
+the next step by Luong input feeding) and CopyNet's ``modes`` (the copy probabilities its selective read
+needs). Teacher forcing computes only those inside its step loop and calls ``sequence`` once over every step,
+(batch, tgt_len, ...) -> (batch, tgt_len, width); ``forward`` (one step, for search) is made of the same parts.
 """
 
 from __future__ import annotations
@@ -54,9 +59,19 @@ class SoftmaxOutput(nn.Module):
         """Unnormalised generate-mode scores ψ_g, (batch, vocab_size)."""
         return self.project(self.dropout(self.attentional(hidden, context)))
 
+    def log_probs(self, h_tilde: torch.Tensor) -> torch.Tensor:
+        """log softmax(W_o dropout(h̃) + b_o), (..., vocab_size) for h̃ of shape (..., hidden_size)."""
+        return torch.log_softmax(self.project(self.dropout(h_tilde)), dim=-1)
+
     def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
         h_tilde = self.attentional(hidden, context)
-        return OutputResult(torch.log_softmax(self.project(self.dropout(h_tilde)), dim=-1), attentional=h_tilde)
+        return OutputResult(self.log_probs(h_tilde), attentional=h_tilde)
+
+    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, attentional: torch.Tensor | None = None,
+                 **_: object) -> torch.Tensor:
+        """Every step at once: (batch, tgt_len, vocab_size) from s and c (batch, tgt_len, ·), or from the h̃
+        the step loop already made for input feeding."""
+        return self.log_probs(self.attentional(hidden, context) if attentional is None else attentional)
 
 
 class WeanOutput(nn.Module):
@@ -97,8 +112,12 @@ class WeanOutput(nn.Module):
         return sum(p.numel() for name, p in self.named_parameters()
                    if name.split(".")[0] in ("W_a", "W_q", "W_e", "v"))
 
-    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
-        query = torch.tanh(self.query(torch.cat([hidden, context], dim=-1)))  # q_t (Eq. 4), (batch, emb)
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """q_t = tanh(W_c [s_t; c_t]) (Eq. 4), (..., embedding_size): the query, and what input feeding feeds."""
+        return torch.tanh(self.query(torch.cat([hidden, context], dim=-1)))
+
+    def log_probs(self, query: torch.Tensor) -> torch.Tensor:
+        """Eq. 5-6 for queries of shape (..., embedding_size): log-probabilities (..., vocab_size)."""
         q = self.dropout(query)
         keys = self.embedding.weight  # (vocab, emb)
         if self.score == "dot":
@@ -106,9 +125,18 @@ class WeanOutput(nn.Module):
         elif self.score == "general":
             scores = self.W_a(q) @ keys.t()
         else:
-            scores = self.v(torch.tanh(self.W_q(q).unsqueeze(1) + self.W_e(keys).unsqueeze(0))).squeeze(-1)
-        scores = scores.index_fill(1, self.never_emitted, float("-inf"))
-        return OutputResult(torch.log_softmax(scores, dim=-1), attentional=query)
+            scores = self.v(torch.tanh(self.W_q(q).unsqueeze(-2) + self.W_e(keys))).squeeze(-1)
+        scores = scores.index_fill(-1, self.never_emitted, float("-inf"))
+        return torch.log_softmax(scores, dim=-1)
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
+        query = self.attentional(hidden, context)
+        return OutputResult(self.log_probs(query), attentional=query)
+
+    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, attentional: torch.Tensor | None = None,
+                 **_: object) -> torch.Tensor:
+        """Every step at once, as :meth:`SoftmaxOutput.sequence` (``attentional``: the queries q_t)."""
+        return self.log_probs(self.attentional(hidden, context) if attentional is None else attentional)
 
 
 class CopyOutput(nn.Module):
@@ -133,18 +161,40 @@ class CopyOutput(nn.Module):
         """tanh(h_j^T W_c) for every position, (batch, src_len, hidden_size); step-independent."""
         return torch.tanh(self.W_c(memory))
 
-    def forward(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded) -> OutputResult:
+    def modes(self, hidden: torch.Tensor, context: torch.Tensor, encoded: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
+        """p(y, g | .) (..., vocab_size) and p(x_j, c | .) (..., src_len) under one normaliser (Eq. 4-5), for s and
+        c of shape (batch, size) (one step) or (batch, tgt_len, size) (every step): what the selective read needs."""
         generate = self.generate.scores(hidden, context)
         keys = encoded.projections.get("copy")
         keys = self.project_memory(encoded.memory) if keys is None else keys
-        copy = torch.bmm(keys, hidden.unsqueeze(2)).squeeze(2).masked_fill(~encoded.mask, float("-inf"))
+        if hidden.dim() == 2:
+            copy = torch.bmm(keys, hidden.unsqueeze(2)).squeeze(2).masked_fill(encoded.pad(), float("-inf"))
+        else:
+            copy = torch.bmm(hidden, keys.transpose(1, 2)).masked_fill(encoded.pad().unsqueeze(1), float("-inf"))
         joint = torch.softmax(torch.cat([generate, copy], dim=-1), dim=-1)
-        p_generate, p_copy = joint[:, : self.vocab_size], joint[:, self.vocab_size :]
-        probs = torch.zeros(hidden.size(0), encoded.width, dtype=joint.dtype, device=joint.device)
-        probs[:, : self.vocab_size] = p_generate
-        probs = probs.scatter_add(1, encoded.src_ext, p_copy)
+        return joint[..., : self.vocab_size], joint[..., self.vocab_size :]
+
+    def combine(self, p_generate: torch.Tensor, p_copy: torch.Tensor, encoded: Encoded) -> torch.Tensor:
+        """Log-probabilities over the extended vocabulary (..., width): copy probabilities summed into their
+        source word's slot (Eq. 6), floored, and batch-mates' OOV slots at -inf."""
+        src_ext, owned = encoded.src_ext, encoded.owned_width
+        if p_copy.dim() == 3:  # every step: the same source ids and OOV slots at each step
+            src_ext = src_ext.unsqueeze(1).expand_as(p_copy)
+            owned = None if owned is None else owned.unsqueeze(1)
+        probs = p_generate.new_zeros(*p_generate.shape[:-1], encoded.width)
+        probs[..., : self.vocab_size] = p_generate
+        probs = probs.scatter_add(-1, src_ext, p_copy)
         log_probs = probs.clamp_min(PROB_FLOOR).log()
-        if encoded.owned_width is not None:
-            slots = torch.arange(encoded.width, device=log_probs.device).unsqueeze(0)
-            log_probs = log_probs.masked_fill(slots >= encoded.owned_width.unsqueeze(1), float("-inf"))
-        return OutputResult(log_probs, p_copy, p_generate.sum(-1))
+        if owned is not None:
+            slots = torch.arange(encoded.width, device=log_probs.device)
+            log_probs = log_probs.masked_fill(slots >= owned.unsqueeze(-1), float("-inf"))
+        return log_probs
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded) -> OutputResult:
+        p_generate, p_copy = self.modes(hidden, context, encoded)
+        return OutputResult(self.combine(p_generate, p_copy, encoded), p_copy, p_generate.sum(-1))
+
+    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded,
+                 modes: tuple[torch.Tensor, torch.Tensor] | None = None, **_: object) -> torch.Tensor:
+        """Every step at once, (batch, tgt_len, width); ``modes``: the step loop's own (selective read)."""
+        return self.combine(*(self.modes(hidden, context, encoded) if modes is None else modes), encoded)

@@ -70,7 +70,7 @@ class Seq2Seq(nn.Module):
             projections["copy"] = self.output.project_memory(memory)
             # Extended ids of a sentence's OOVs are len(V), len(V)+1, ...: its own slots end after the largest.
             owned = batch.src_ext.masked_fill(~mask, 0).max(dim=1).values.clamp_min(self.vocab_size - 1) + 1
-        return Encoded(memory, mask, encoder.summary, batch.src_ext, width, owned, projections, encoder.finals)
+        return Encoded(memory, mask, encoder.summary, batch.src_ext, width, owned, projections, encoder.finals, ~mask)
 
     def initial_state(self, encoded: Encoded) -> State:
         state = self.decoder.initial_state(encoded.summary, encoded.finals)
@@ -85,11 +85,22 @@ class Seq2Seq(nn.Module):
         rho = rho / rho.sum(-1, keepdim=True).clamp_min(1e-20)  # all-zero rows stay zero: ζ = 0
         return torch.bmm(rho.unsqueeze(1), encoded.memory).squeeze(1)
 
+    def in_vocabulary(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Extended ids with every OOV slot read as <unk>: what the decoder's embedding can look up."""
+        return tokens.masked_fill(tokens >= self.vocab_size, UNK_ID)
+
+    def advance(self, tokens: torch.Tensor, state: State, encoded: Encoded,
+                embedded: torch.Tensor | None = None) -> tuple[State, torch.Tensor | None]:
+        """The decoder's step for y_{t-1} (``tokens``: extended ids, (batch,)), with CopyNet's selective read;
+        ``embedded``: the cell's word input when the caller embedded every step at once."""
+        extra = self._selective_read(tokens, state, encoded) if self.selective_read else None
+        if embedded is None:
+            return self.decoder(self.in_vocabulary(tokens), state, encoded, extra)
+        return self.decoder(tokens, state, encoded, extra, embedded)
+
     def step(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> StepOutput:
         """Advance one token: ``tokens`` (batch,) are extended ids of y_{t-1}."""
-        extra = self._selective_read(tokens, state, encoded) if self.selective_read else None
-        inputs = tokens.masked_fill(tokens >= self.vocab_size, UNK_ID)
-        new_state, attention = self.decoder(inputs, state, encoded, extra)
+        new_state, attention = self.advance(tokens, state, encoded)
         result = self.output(self.decoder.top(new_state), new_state["context"], encoded=encoded)
         if self.selective_read:
             new_state["copy_prev"] = result.copy_probs
@@ -149,9 +160,10 @@ class TeacherForced:
     attention: torch.Tensor | None  # (batch, tgt_len, src_len): only when asked for
 
 
-def run_teacher_forced(model: nn.Module, batch: Batch, keep_attention: bool = False) -> TeacherForced:
-    """The decoder over the gold prefix, one ``step`` per target position: what training scores and what
-    :mod:`paragen.decoding.alignments` reads (attention weights are kept only when asked, off the training path)."""
+def stepped_teacher_forced(model: nn.Module, batch: Batch, keep_attention: bool = False) -> TeacherForced:
+    """The decoder over the gold prefix, one full ``step`` (search's) per target position: for any model with the
+    step protocol, and what :mod:`paragen.decoding.alignments` reads (attention weights kept only when asked).
+    Training uses :func:`run_teacher_forced`, the same numbers with the output layer out of the loop."""
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     steps, attentional, attention = [], [], []
@@ -165,6 +177,41 @@ def run_teacher_forced(model: nn.Module, batch: Batch, keep_attention: bool = Fa
             attention.append(out.attention)
     return TeacherForced(torch.stack(steps, dim=1), torch.stack(attentional, dim=1) if attentional else None,
                          torch.stack(attention, dim=1) if keep_attention else None)
+
+
+def run_teacher_forced(model: Seq2Seq, batch: Batch, keep_attention: bool = False) -> TeacherForced:
+    """The decoder over the gold prefix: what training scores (attention weights are kept only when asked).
+
+    The loop runs only what the next step reads: the decoder cell and attention, the attentional vector h̃_t (or
+    WEAN's q_t) when input feeding feeds it back, CopyNet's mode probabilities when its selective read needs them.
+    The word inputs are embedded before the loop, and the output layer (vocabulary projection, log-softmax, WEAN's
+    embedding queries, CopyNet's extended vocabulary) runs once over every step after it: the same numbers as
+    calling :meth:`Seq2Seq.step` at each position, with a fraction of the operators per step (bench/op_count.py).
+    """
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    embedded = model.decoder.embed(model.in_vocabulary(batch.tgt_in))  # (batch, tgt_len, embedding_size)
+    feeding, copying = model.decoder.feed_key == "feed", model.selective_read
+    tops, contexts, fed, generated, copied, attention = [], [], [], [], [], []
+    for t in range(batch.tgt_in.size(1)):
+        state, weights = model.advance(batch.tgt_in[:, t], state, encoded, embedded[:, t])
+        top, context = model.decoder.top(state), state["context"]
+        tops.append(top)
+        contexts.append(context)
+        if feeding:  # Luong input feeding: the cell reads h~_t at step t + 1
+            state["feed"] = model.output.attentional(top, context)
+            fed.append(state["feed"])
+        if copying:  # ζ(y_t) at step t + 1 reads this step's copy probabilities
+            p_generate, state["copy_prev"] = model.output.modes(top, context, encoded)
+            generated.append(p_generate)
+            copied.append(state["copy_prev"])
+        if keep_attention:
+            attention.append(weights)
+    stacked = lambda steps: torch.stack(steps, dim=1) if steps else None  # noqa: E731
+    modes = (stacked(generated), stacked(copied)) if copying else None
+    log_probs = model.output.sequence(stacked(tops), stacked(contexts), encoded=encoded, attentional=stacked(fed),
+                                      modes=modes)
+    return TeacherForced(log_probs, stacked(fed), stacked(attention) if keep_attention else None)
 
 
 def word_positions(batch: Batch) -> torch.Tensor:

@@ -28,6 +28,12 @@ class Encoded:
     finals: dict[str, torch.Tensor] = field(default_factory=dict)
     """Per-layer final encoder states, (batch, layers, size) each (:class:`paragen.models.encoders.EncoderOutput`),
     for decoders that start from them (004 Eq. 18)."""
+    padding: torch.Tensor | None = None
+    """(batch, src_len) ``~mask``, True on padding: made once per batch, not at every step that masks scores."""
+
+    def pad(self) -> torch.Tensor:
+        """True on padding positions, (batch, src_len)."""
+        return ~self.mask if self.padding is None else self.padding
 
     def index_select(self, index: torch.Tensor) -> "Encoded":
         """Rows ``index`` (e.g. beam expansion or reordering)."""
@@ -35,4 +41,5 @@ class Encoded:
                        summary=self.summary.index_select(0, index), src_ext=self.src_ext.index_select(0, index),
                        owned_width=None if self.owned_width is None else self.owned_width.index_select(0, index),
                        projections={k: v.index_select(0, index) for k, v in self.projections.items()},
-                       finals={k: v.index_select(0, index) for k, v in self.finals.items()})
+                       finals={k: v.index_select(0, index) for k, v in self.finals.items()},
+                       padding=None if self.padding is None else self.padding.index_select(0, index))

@@ -1,0 +1,105 @@
+"""Teacher forcing runs only what the recurrence reads inside its step loop (the cell, attention, the fed-back h̃ or
+q, CopyNet's mode probabilities) and the output layer once over every step; beam search still calls ``step``.
+The two must give the same numbers: each model here is compared with a loop that calls ``Seq2Seq.step`` at every
+gold position, the computation training used before (and search uses now), on tiny models with their own random
+(distinct, non-identity) weights, batches with padding and, for CopyNet, an out-of-vocabulary word."""
+
+import pytest
+import torch
+
+from paragen.config import ModelConfig
+from paragen.data.batching import fill_targets, make_batch
+from paragen.data.vocabulary import Vocabulary
+from paragen.models import build_model, vocabulary_for
+from paragen.models.seq2seq import run_teacher_forced
+
+SOURCES = [["a", "b", "zz", "c", "e"], ["d", "e"], ["f", "a", "c"]]
+TARGETS = [["b", "zz", "a"], ["e", "d", "f", "a", "b"], ["c"]]
+
+CONFIGS = {
+    "encdec": dict(architecture="encdec"),
+    "rnnsearch (Bahdanau, context feeding)": dict(architecture="rnnsearch", attention="bahdanau"),
+    "rnnsearch (Luong general, h~ feeding, 2-layer LSTM, encoder-final start)": dict(
+        architecture="rnnsearch", attention="general", cell="lstm", input_feeding="attentional", encoder_layers=2,
+        decoder_layers=2, bidirectional_merge="sum", decoder_init="encoder_final"),
+    "copynet (selective read)": dict(architecture="copynet", attention="bahdanau"),
+    "wean (general, q feeding)": dict(architecture="wean", attention="general", wean_score="general",
+                                      input_feeding="attentional", cell="lstm"),
+    "wean (dot)": dict(architecture="wean", wean_score="dot", input_feeding="attentional"),
+    "wean (concat)": dict(architecture="wean", wean_score="concat", input_feeding="attentional"),
+    "spm (source-side prediction)": dict(architecture="rnnsearch", attention="general", cell="lstm",
+                                         input_feeding="attentional", source_prediction={"weight_c": 10.0}),
+    "character decoder": dict(architecture="rnnsearch", attention="general", cell="lstm",
+                              input_feeding="attentional", char_decoder=True),
+}
+
+
+def _model_and_batch(overrides: dict):
+    config = ModelConfig(embedding_size=8, hidden_size=12, dropout=0.0, **overrides)
+    vocab = vocabulary_for(config, Vocabulary.build([[["a", "b", "c", "d", "e", "f"]]]))
+    torch.manual_seed(3)
+    model = build_model(config, len(vocab)).eval()
+    batch = make_batch(SOURCES, TARGETS, vocab)
+    if model.source_prediction is not None:  # SPM scores Y', the target continued with <tpad> (004 Eq. 9)
+        batch = fill_targets(batch, model.source_prediction.pad_id)
+    return model, batch
+
+
+def stepwise(model, batch):
+    """The reference: ``step`` at every gold position, its full output layer inside the loop."""
+    encoded = model.encode(batch)
+    state = model.initial_state(encoded)
+    log_probs, fed, attention = [], [], []
+    for t in range(batch.tgt_in.size(1)):
+        out = model.step(batch.tgt_in[:, t], state, encoded)
+        state = out.state
+        log_probs.append(out.log_probs)
+        attention.append(out.attention)
+        if "feed" in state:
+            fed.append(state["feed"])
+    return (torch.stack(log_probs, 1), torch.stack(fed, 1) if fed else None,
+            torch.stack(attention, 1) if attention[0] is not None else None)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_teacher_forcing_equals_stepping_the_search_step(name):
+    model, batch = _model_and_batch(CONFIGS[name])
+    with torch.no_grad():
+        run = run_teacher_forced(model, batch, keep_attention=model.decoder.attention is not None)
+        log_probs, fed, attention = stepwise(model, batch)
+    assert run.log_probs.shape == log_probs.shape
+    torch.testing.assert_close(run.log_probs, log_probs, atol=1e-5, rtol=0)  # -inf slots must match as -inf
+    if fed is None:
+        assert run.attentional is None
+    else:
+        torch.testing.assert_close(run.attentional, fed, atol=1e-5, rtol=0)
+    if attention is not None:
+        torch.testing.assert_close(run.attention, attention, atol=1e-5, rtol=0)
+    assert torch.isfinite(log_probs).any(-1).all()  # every step scores some word: the comparison is not vacuous
+
+
+@pytest.mark.parametrize("name", ["copynet (selective read)", "spm (source-side prediction)", "character decoder"])
+def test_the_loss_is_the_stepwise_loss(name, monkeypatch):
+    """The whole objective (the word NLL, SPM's ℓ_src from h̃, the character decoder's spelling NLL from h̃) is the
+    same whether teacher forcing hoists the output layer or steps it."""
+    model, batch = _model_and_batch(CONFIGS[name])
+    if model.char_decoder is not None:  # spell a word: the character decoder only scores <unk> targets
+        vocab = vocabulary_for(model_config := ModelConfig(embedding_size=8, hidden_size=12, dropout=0.0,
+                                                            **CONFIGS[name]), Vocabulary.build([[["a", "b"]]]))
+        torch.manual_seed(3)
+        model = build_model(model_config, len(vocab)).eval()
+        batch = make_batch(SOURCES, TARGETS, vocab)
+    with torch.no_grad():
+        hoisted = model.loss(batch)
+        reference_log_probs, reference_fed, _ = stepwise(model, batch if model.source_prediction is None
+                                                         else fill_targets(batch, model.source_prediction.pad_id))
+        monkeypatch.setattr(model, "teacher_forced", lambda _: (reference_log_probs, reference_fed))
+        if model.char_decoder is None and model.source_prediction is None:  # token_nll calls forward
+            monkeypatch.setattr(model, "forward", lambda _: reference_log_probs)
+        reference = model.loss(batch)
+    torch.testing.assert_close(hoisted.total, reference.total, atol=1e-5, rtol=0)
+    assert hoisted.terms.keys() == reference.terms.keys()
+    for key in hoisted.terms:
+        torch.testing.assert_close(hoisted.terms[key], reference.terms[key], atol=1e-5, rtol=0)
+    if model.char_decoder is not None:
+        assert hoisted.terms["char"] > 0  # the spelling loss is in the comparison
