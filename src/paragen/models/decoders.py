@@ -40,6 +40,7 @@ import torch
 from torch import nn
 
 from paragen.models.attention import Attention
+from paragen.models.cells import GRUCell
 from paragen.models.state import Encoded, float32_recurrence
 
 State = dict[str, torch.Tensor]
@@ -57,7 +58,7 @@ class RecurrentDecoder(nn.Module):
         self.cell_type = cell
         self.attentional_feed_size = attentional_feed_size
         self.feed_key = "context" if attentional_feed_size is None else "feed"
-        cell_class = nn.GRUCell if cell == "gru" else nn.LSTMCell
+        cell_class = GRUCell if cell == "gru" else nn.LSTMCell
         feed_size = memory_size if attentional_feed_size is None else attentional_feed_size
         input_size = embedding.embedding_dim + feed_size + extra_size
         self.cell = cell_class(input_size, hidden_size)
