@@ -55,6 +55,10 @@ class TrainingConfig(_Strict):
     seed: int = Field(1, description="seed of initialisation, batch order and dropout (exact resumption replays it)")
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     amp: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU)")
+    compile: Literal["off", "default", "reduce-overhead"] = Field(
+        "off", description="torch.compile the recurrent decoder's teacher-forced step (dynamic shapes; "
+        "reduce-overhead: CUDA graphs on CUDA); compilations and their time go to the log and sessions.json. Off "
+        "until a GPU run shows it faster (docs/speed.md); on CPU it needs a C++ compiler")
 
     @model_validator(mode="after")
     def _floor_within_cap(self) -> TrainingConfig:

@@ -51,6 +51,7 @@ class Seq2Seq(nn.Module):
         self.selective_read = selective_read
         self.char_decoder = char_decoder  # spells <unk> words from the attentional vector (003 §4.3.1)
         self.source_prediction = source_prediction  # 004 §4: trains on Y' and ℓ_src; step never computes it
+        self.compiled_step = None  # forced_step under torch.compile (training.*.compile), or None: eager
 
     @property
     def never_generated(self) -> tuple[int, ...]:
@@ -97,6 +98,22 @@ class Seq2Seq(nn.Module):
         if embedded is None:
             return self.decoder(self.in_vocabulary(tokens), state, encoded, extra)
         return self.decoder(tokens, state, encoded, extra, embedded)
+
+    def forced_step(self, tokens: torch.Tensor, embedded: torch.Tensor, state: State,
+                    encoded: Encoded) -> tuple[State, ForcedStep]:
+        """One teacher-forced step for gold y_{t-1} (``tokens``: extended ids, (batch,); ``embedded``: their cell
+        input): the decoder, and of the output layer only what step t + 1 reads (h̃_t / q_t when fed back,
+        CopyNet's mode probabilities for its selective read). What :func:`run_teacher_forced` loops over, and
+        what ``training.*.compile`` compiles (:mod:`paragen.training.compiled`)."""
+        state, weights = self.advance(tokens, state, encoded, embedded)
+        top, context = self.decoder.top(state), state["context"]
+        fed = p_generate = None
+        if self.decoder.feed_key == "feed":  # Luong input feeding: the cell reads h~_t at step t + 1
+            state["feed"] = fed = self.output.attentional(top, context)
+        if self.selective_read:  # ζ(y_t) at step t + 1 reads this step's copy probabilities
+            p_generate, state["copy_prev"] = self.output.modes(top, context, encoded)
+        return state, ForcedStep(top, context, fed, p_generate, state.get("copy_prev") if self.selective_read
+                                 else None, weights)
 
     def step(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> StepOutput:
         """Advance one token: ``tokens`` (batch,) are extended ids of y_{t-1}."""
@@ -191,27 +208,32 @@ def run_teacher_forced(model: Seq2Seq, batch: Batch, keep_attention: bool = Fals
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     embedded = model.decoder.embed(model.in_vocabulary(batch.tgt_in))  # (batch, tgt_len, embedding_size)
-    feeding, copying = model.decoder.feed_key == "feed", model.selective_read
-    tops, contexts, fed, generated, copied, attention = [], [], [], [], [], []
+    forced_step = model.compiled_step or model.forced_step
+    steps = []
     for t in range(batch.tgt_in.size(1)):
-        state, weights = model.advance(batch.tgt_in[:, t], state, encoded, embedded[:, t])
-        top, context = model.decoder.top(state), state["context"]
-        tops.append(top)
-        contexts.append(context)
-        if feeding:  # Luong input feeding: the cell reads h~_t at step t + 1
-            state["feed"] = model.output.attentional(top, context)
-            fed.append(state["feed"])
-        if copying:  # ζ(y_t) at step t + 1 reads this step's copy probabilities
-            p_generate, state["copy_prev"] = model.output.modes(top, context, encoded)
-            generated.append(p_generate)
-            copied.append(state["copy_prev"])
-        if keep_attention:
-            attention.append(weights)
-    stacked = lambda steps: torch.stack(steps, dim=1) if steps else None  # noqa: E731
-    modes = (stacked(generated), stacked(copied)) if copying else None
-    log_probs = model.output.sequence(stacked(tops), stacked(contexts), encoded=encoded, attentional=stacked(fed),
-                                      modes=modes)
-    return TeacherForced(log_probs, stacked(fed), stacked(attention) if keep_attention else None)
+        state, kept = forced_step(batch.tgt_in[:, t], embedded[:, t], state, encoded)
+        steps.append(kept)
+
+    def stacked(field: str) -> torch.Tensor | None:
+        values = [getattr(kept, field) for kept in steps]
+        return None if values[0] is None else torch.stack(values, dim=1)
+
+    modes = (stacked("p_generate"), stacked("p_copy")) if model.selective_read else None
+    log_probs = model.output.sequence(stacked("top"), stacked("context"), encoded=encoded,
+                                      attentional=stacked("fed"), modes=modes)
+    return TeacherForced(log_probs, stacked("fed"), stacked("attention") if keep_attention else None)
+
+
+@dataclass
+class ForcedStep:
+    """What one teacher-forced step keeps for the output layer after the loop, each (batch, ·)."""
+
+    top: torch.Tensor  # s_t, the top layer's output
+    context: torch.Tensor  # c_t
+    fed: torch.Tensor | None  # h~_t (WEAN: q_t), with Luong input feeding
+    p_generate: torch.Tensor | None  # CopyNet with selective read: p(y, g | .), (batch, vocab_size)
+    p_copy: torch.Tensor | None  # and p(x_j, c | .), (batch, src_len)
+    attention: torch.Tensor | None  # attention weights, (batch, src_len)
 
 
 def word_positions(batch: Batch) -> torch.Tensor:

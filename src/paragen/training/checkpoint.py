@@ -48,7 +48,7 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
     another number cannot continue the same trajectory.
     """
     trajectory = training.model_dump(exclude={"max_epochs", "patience", "min_epochs", "threads", "log_metrics",
-                                              "keep_epochs"},
+                                              "keep_epochs", "compile"},
                                      exclude_defaults=True)
     digest = {
         "model and training settings": config_digest(model_config.model_dump(exclude_defaults=True), trajectory),

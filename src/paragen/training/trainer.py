@@ -42,6 +42,7 @@ from paragen.config import DecodingConfig, ModelConfig, TrainingConfig, rules_us
 from paragen.data.corpus import ParallelCorpus
 from paragen.data.synthetic import tag_column
 from paragen.decoding.decode import translate
+from paragen.training.compiled import compile_step
 from paragen.training.checkpoint import load_torch, restore_rng, resume_digest, rng_states, save_torch, stale_parts
 from paragen.training.distributed import DistributedError, World, data_parallel, gradient_weight
 from paragen.training.kept_epochs import forget, keeps, publish_epochs, save_epoch
@@ -285,10 +286,13 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
     monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
+    compiles = compile_step(model, training.compile)  # before any wrapper, so every rank compiles its own step
     compute_loss = data_parallel(model, device, world)
     if not state.finished:
         session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device),
                                    "stopping": {k: getattr(training, k) for k in STOPPING_KEYS}}
+        if compiles is not None:
+            session["compile"] = training.compile
         if world.size > 1:
             session.update(device=f"{world.size} x {session['device']}", processes=world.size)
         state.sessions = state.sessions + [session]
@@ -338,6 +342,11 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                      run_dir.name, epoch, row["train_loss"], row["valid_loss"], training.valid_metric,
                      row["valid_metric"], row["wall_time_s"], row["tokens_per_s"])
             state.log_rows = state.log_rows + [row]
+            if compiles is not None:  # inside the epoch's wall time and tokens/s: reported apart here
+                log.info("%s epoch %d: %d compilation(s) so far, %.1f s compiling", run_dir.name, epoch,
+                         compiles.count, compiles.seconds)
+                state.sessions = state.sessions[:-1] + [{**state.sessions[-1], "compilations": compiles.count,
+                                                         "compile_s": round(compiles.seconds, 1)}]
             weights = {**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric}
             if state.record(epoch, metric):
                 save_torch(weights, best_path)
