@@ -87,6 +87,8 @@ def test_a_system_rewriting_another_rows_output_depends_on_it():
     ("x", {"dataset": "turk", "method": "paraphrase", "rules": "ppdb_lexical", "input": "mini_wean"},
      "'mini_wean' decodes the test set of dataset 'turk_mini', not 'turk'"),
     ("x", {"dataset": "turk", "method": "skip", "sweep": [0.1, 0.2, 0.1]}, "[0.1] listed more than once"),
+    ("x", {"dataset": "turk", "method": "skip", "vocabulary_only": True},
+     "vocabulary_only applies to method identity, not skip"),
 ])
 def test_bad_systems_are_named(name, spec, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
@@ -214,3 +216,22 @@ def test_leave_one_out_oracle_worked_by_hand(tmp_path):
     third = 100 * (7 / 8 * 5 / 6 * 3 / 4 * 1 / 2) ** 0.25
     assert result["bleu"]["score"] == pytest.approx((100 + 100 + third) / 3)
     assert result["references"] == 2 and "leave-one-out" in result["oracle"]
+
+
+def test_the_in_vocabulary_identity_writes_unknown_words_as_unk_and_depends_on_the_vocabulary(tmp_path, monkeypatch):
+    """turk-mini's ceiling rows (decision T10): "passed" and "1990" are not in the vocabulary written below, so they
+    become <unk>; every other token is copied. The stage reads the vocabulary, so both engines must know it."""
+    raw = _project(suites=["turk_mini"], data=["turk_mini"])
+    stage = next(s for s in plan.stages(parse_config(raw)) if s.name == "system_mini_identity_vocabulary")
+    assert "data/vocab/turk_mini.word/vocab.txt" in stage.deps
+    monkeypatch.chdir(tmp_path)
+    test = tmp_path / "data/segmented/turk_mini.word"
+    test.mkdir(parents=True)
+    (test / "test.src").write_text("the recipient passed away\nit was commenced in 1990\n")
+    vocab = tmp_path / "data/vocab/turk_mini.word"
+    vocab.mkdir(parents=True)
+    (vocab / "vocab.txt").write_text("<pad>\n<unk>\n<s>\n</s>\nthe\nrecipient\naway\nit\nwas\ncommenced\nin\n")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    assert main(["system", "--name", "mini_identity_vocabulary"]) == 0
+    assert Path("runs/mini_identity_vocabulary/test.hyp").read_text() == \
+        "the recipient <unk> away\nit was commenced in <unk>\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset
+from paragen.config import ConfigError, HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.data.synthetic import SPLITS, STATISTICS_FILE
 
 
@@ -137,6 +137,15 @@ def experiment_data(config: ParagenConfig, experiment: str) -> ExperimentData:
         tuple(prepared(dataset, split, s) for split in ("train", "valid") for s in ("src", "tgt")),
         (prepared(dataset, "test", "src"), prepared(dataset, "test", "tgt"), prepared(dataset, "test", "tag"),
          prepared(dataset, "test", "rule"), generation_statistics(dataset)))
+
+
+def output_vocabulary(config: ParagenConfig, dataset: str) -> str:
+    """The vocabulary a model of a real dataset writes its words from: ``vocab.txt``, or ``vocab.tgt.txt`` when
+    source and target have their own; only a dataset with a training split has one."""
+    spec = config.datasets[dataset]
+    if not isinstance(spec, RealDataset) or "train" not in spec.splits:
+        raise ConfigError(f"datasets.{dataset}: no vocabulary (only a real dataset with a train split has one)")
+    return f"{segmented_vocab_dir(dataset, spec.segmentation)}/{'vocab.txt' if spec.shared_vocab else 'vocab.tgt.txt'}"
 
 
 def generated_files(config: ParagenConfig, dataset: str) -> tuple[str, ...]:

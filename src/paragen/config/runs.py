@@ -133,6 +133,9 @@ class SystemConfig(_Strict):
         default_factory=list, description="skip: also score these probabilities, each over `seeds` seeds (a table "
         "and a figure of the metrics against p)")
     seeds: PositiveInt = Field(10, description="skip sweep: seeds seed, seed+1, ... per probability (mean ± sd)")
+    vocabulary_only: bool = Field(
+        False, description="identity: every source word outside the dataset's (target) vocabulary written as <unk>: "
+        "what a model that emits only its vocabulary's words reaches by copying perfectly (a ceiling, not a system)")
 
     @model_validator(mode="after")
     def _options_fit_method(self) -> "SystemConfig":
@@ -142,6 +145,8 @@ class SystemConfig(_Strict):
             raise ValueError(f"rules and input apply to method paraphrase, not {self.method}")
         if self.sweep and self.method != "skip":
             raise ValueError(f"sweep applies to method skip, not {self.method}")
+        if self.vocabulary_only and self.method != "identity":
+            raise ValueError(f"vocabulary_only applies to method identity, not {self.method}")
         return self
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, closest_choice_path,
                                closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
-                               hyp_path, metrics_path, nbest_path, prepared, run_dir, sweep_outputs)
+                               hyp_path, metrics_path, nbest_path, output_vocabulary, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
 from paragen.pipeline.report_items import sweep_items
@@ -181,6 +181,8 @@ def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
         params.append(f"rules.{system.rules}")
     if system.input != "source":
         deps += (hyp_path(system.input),)
+    if system.vocabulary_only:
+        deps += (output_vocabulary(config, system.dataset),)
     result = [Stage(name=f"system_{name}", step="decode",
                     cmd=shell_command("paragen", "system", "--params", PARAMS_FILE, "--name", name),
                     deps=deps, params=tuple(params), outs=(hyp_path(name),)),

@@ -27,6 +27,11 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
     directory = artifacts.experiment_data(config, name).directory
     source_path = Path(directory) / "test.src"
     sources = read_lines(source_path)
+    if spec.method == "identity" and spec.vocabulary_only:
+        from paragen.data.vocabulary import UNK, Vocabulary
+
+        vocabulary = Vocabulary.load(artifacts.output_vocabulary(config, spec.dataset))
+        return systems.identity_in_vocabulary(sources, set(vocabulary.itos), UNK)
     if spec.method == "identity":
         return systems.identity(sources)
     if spec.method == "skip":

@@ -1,6 +1,6 @@
 """The simplification report's systems that need no training (003 §3.1, Table 1).
 
-- ``identity`` returns the source unchanged.
+- ``identity`` returns the source unchanged (``vocabulary_only``: with out-of-vocabulary words as ``<unk>``).
 - ``skip`` drops each word independently with probability p (seeded; one random stream over the
   corpus in line order, so a seed fixes every output).
 - ``paraphrase`` applies PPDB rules (:mod:`paragen.simplification.paraphrase`) to the source, or to
@@ -19,6 +19,12 @@ from paragen.simplification.paraphrase import Paraphraser
 
 def identity(sources: Sequence[str]) -> list[str]:
     return list(sources)
+
+
+def identity_in_vocabulary(sources: Sequence[str], vocabulary: set[str], unknown: str = "<unk>") -> list[str]:
+    """The source with every token outside ``vocabulary`` written as ``unknown``: the best output of a model that
+    can only emit its vocabulary's words, when the best output is the source."""
+    return [" ".join(t if t in vocabulary else unknown for t in line.split()) for line in sources]
 
 
 def skip(sources: Sequence[str], probability: float, seed: int) -> list[str]:
