@@ -2,6 +2,7 @@
 
 Usage: python bench/op_count.py [--models encdec rnnsearch copynet wean ...] [--sentences 64] [--length 20]
        [--params params.yaml] [--joeynmt] [--workdir bench/.joeynmt] [--json FILE]
+       python bench/op_count.py --table BEFORE.json AFTER.json   (the Markdown table docs/speed.md shows)
 
 Why count operators: on a GPU each computing operator is at least one kernel launch unless it is fused or
 captured in a graph, so a recurrent model whose step runs a few hundred small operators is bound by launches,
@@ -137,6 +138,22 @@ def vars_of(batch) -> dict:
             "src_length": batch.src_length, "trg_mask": batch.trg_mask}
 
 
+def markdown_table(before: dict, after: dict) -> str:
+    """Computing operators per decoder step and per training step, before and after, one row per model (rows of
+    ``after`` only; JoeyNMT's row, when counted, beside them)."""
+    lines = ["| model | computing ops per decoder step, before / after | after / before | per training step, "
+             "before / after |", "| --- | --- | --- | --- |"]
+    for name, row in after["rows"].items():
+        old = before["rows"].get(name)
+        per, step = row["per_decoder_step"][1], row["step"][1]
+        if old is None:
+            lines.append(f"| {name} | — / {per:.0f} | — | — / {step:,} |")
+            continue
+        old_per, old_step = old["per_decoder_step"][1], old["step"][1]
+        lines.append(f"| {name} | {old_per:.0f} / {per:.0f} | {per / old_per:.2f} | {old_step:,} / {step:,} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="+", default=["encdec", "rnnsearch", "copynet", "wean"])
@@ -147,7 +164,12 @@ def main() -> None:
     parser.add_argument("--joeynmt-only", action="store_true", help=argparse.SUPPRESS)  # run inside its venv
     parser.add_argument("--workdir", default="bench/.joeynmt")
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--table", nargs=2, metavar=("BEFORE", "AFTER"), help="print the table of two --json files")
     args = parser.parse_args()
+    if args.table:
+        before, after = (json.loads(Path(p).read_text(encoding="utf-8")) for p in args.table)
+        print(markdown_table(before, after), end="")
+        return
     torch.set_num_threads(1)
     if args.joeynmt_only:
         long, short = (joeynmt_step_counts(args.sentences, n, args.length * 3 // 2)
