@@ -94,13 +94,17 @@ def per_step(counts_long: tuple[int, int], counts_short: tuple[int, int], length
 
 
 def joeynmt_step_counts(sentences: int, length: int, source_length: int) -> tuple[int, int]:
-    """(all, computing) of one JoeyNMT 2.3.0 RNN training step (run in JoeyNMT's environment)."""
+    """(all, computing) of one JoeyNMT 2.3.0 RNN training step (run in JoeyNMT's environment). The batch tensors
+    are made as ``joeynmt.batch.Batch`` makes them: ``trg_input`` = <s> y_1..y_n, ``trg`` = y_1..y_n </s>, masks of
+    shape (batch, 1, length)."""
+    from types import SimpleNamespace
+
     from joeynmt.model import build_model as joey_build
     from joeynmt.vocabulary import Vocabulary as JoeyVocabulary
-    from joeynmt.batch import Batch as JoeyBatch
 
-    specials = ["<unk>", "<pad>", "<s>", "</s>"]
-    vocab = JoeyVocabulary([f"w{i}" for i in range(VOCABULARY - len(specials))], cfg={})
+    specials = SimpleNamespace(unk_token="<unk>", pad_token="<pad>", bos_token="<s>", eos_token="</s>",
+                               sep_token=None, lang_tags=[], unk_id=0, pad_id=1, bos_id=2, eos_id=3)
+    vocab = JoeyVocabulary([f"w{i}" for i in range(VOCABULARY - 4)], specials)
     cfg = {"encoder": {"type": "recurrent", "rnn_type": "gru", "embeddings": {"embedding_dim": 150},
                        "hidden_size": 300, "bidirectional": True, "dropout": 0.1, "num_layers": 1},
            "decoder": {"type": "recurrent", "rnn_type": "gru", "embeddings": {"embedding_dim": 150},
@@ -108,34 +112,24 @@ def joeynmt_step_counts(sentences: int, length: int, source_length: int) -> tupl
                        "input_feeding": True, "init_hidden": "bridge", "attention": "luong"}}
     torch.manual_seed(0)
     model = joey_build(cfg, src_vocab=vocab, trg_vocab=vocab)
-    from joeynmt.loss import XentLoss
-
-    model.loss_function = XentLoss(pad_index=vocab.pad_index)
+    model.loss_function = ("crossentropy", 0.0)  # the setter builds XentLoss(pad_index, smoothing)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     generator = torch.Generator().manual_seed(0)
-    src_len = source_length
-    src = torch.randint(4, len(vocab), (sentences, src_len), generator=generator)
-    trg = torch.randint(4, len(vocab), (sentences, length + 1), generator=generator)
-    trg[:, -1] = vocab.eos_index
-    trg = torch.cat([torch.full((sentences, 1), vocab.bos_index), trg], dim=1)
-    batch = JoeyBatch(src=src, src_length=torch.full((sentences,), src_len), trg=trg,
-                      trg_length=torch.full((sentences,), length + 2), device=torch.device("cpu"),
-                      pad_index=vocab.pad_index, has_trg=True, is_train=True)
+    src = torch.randint(4, len(vocab), (sentences, source_length), generator=generator)
+    words = torch.randint(4, len(vocab), (sentences, length), generator=generator)
+    trg_input = torch.cat([torch.full((sentences, 1), vocab.bos_index), words], dim=1)
+    trg = torch.cat([words, torch.full((sentences, 1), vocab.eos_index)], dim=1)
+    inputs = {"src": src, "trg": trg, "trg_input": trg_input, "src_mask": (src != vocab.pad_index).unsqueeze(1),
+              "src_length": torch.full((sentences,), source_length), "trg_mask": (trg != vocab.pad_index).unsqueeze(1)}
     model.train()
 
     def loss():
-        return model(return_type="loss", **vars_of(batch))[0]
+        return model(return_type="loss", **inputs)[0]
 
     _train_step(model, optimizer, loss)
     with OperatorCounter() as counter:
         _train_step(model, optimizer, loss)
     return counter.all, counter.computing
-
-
-def vars_of(batch) -> dict:
-    """The keyword arguments JoeyNMT's ``Model.forward`` takes from a batch (as its training manager passes them)."""
-    return {"src": batch.src, "trg": batch.trg, "trg_input": batch.trg_input, "src_mask": batch.src_mask,
-            "src_length": batch.src_length, "trg_mask": batch.trg_mask}
 
 
 def markdown_table(before: dict, after: dict) -> str:
