@@ -15,7 +15,8 @@ random rule table of ``--rules`` lexical rules. The critic objectives (003 §3.3
 times the model's word loss, forward and backward.
 
 Training: full forward/backward/Adam steps over length-bucketed batches (the trainer's own batching), bf16
-autocast when --amp and CUDA; the first batch is a warm-up and is not timed. Tokens/s counts the references'
+autocast when --amp and CUDA; the first batch is a warm-up and is not timed (with ``--compile``, the first three:
+the compilations, whose count and seconds are reported apart). Tokens/s counts the references'
 target tokens; ``scored_tokens_per_s`` counts what the model scores, which for SPM includes the <tpad>
 continuation of the target to the source's length (004 Eq. 9), so its decoder runs source-length steps. Decoding: beam search over
 --decode-sentences sentences after one warm-up batch. Prints one line per model; ``--json`` also writes the
@@ -45,6 +46,7 @@ from paragen.models import build_model, vocabulary_for
 from paragen.models.critic import RuleTable
 from paragen.pipeline.resources import vocabulary_size
 from paragen.training.trainer import autocast, describe_device, pick_device
+from paragen.training.compiled import compile_step
 
 PAPER_EXPERIMENTS = (
     "pwkp_seq2seq", "pwkp_wean", "ewsew_seq2seq", "ewsew_wean",  # 002 WEAN Tables 1 and 2
@@ -111,12 +113,16 @@ def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> d
     rules = random_rules(args.rules, len(vocab), torch.Generator().manual_seed(0)) \
         if setting.model.dmass is not None else None
     model = build_model(setting.model, len(vocab), rules).to(device)
+    compiles = compile_step(model, args.compile)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     batches = list(iterate_batches(sources, targets, vocab, setting.batch, torch.Generator().manual_seed(0)))
+    warmup = 1 if compiles is None else 3  # a compiled step compiles again on the first new shape (dynamic)
+    if len(batches) <= warmup:
+        sys.exit(f"train_speed: {setting.name}: {len(batches)} batches, not more than the {warmup} warm-up ones")
     model.train()
     tokens, scored, started = 0, 0, 0.0
     for i, batch in enumerate(batches):
-        if i == 1:
+        if i == warmup:
             sync(device)
             started, tokens, scored = time.perf_counter(), 0, 0
         optimizer.zero_grad()
@@ -146,7 +152,9 @@ def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> d
             "batch": setting.batch, "source_length": setting.source_length, "target_length": setting.target_length,
             "parameters_m": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
             "train_tokens_per_s": round(train_rate, 1), "scored_tokens_per_s": round(scored_rate, 1),
-            "timed_batches": len(batches) - 1,
+            "timed_batches": len(batches) - warmup, "compile": args.compile,
+            "compilations": None if compiles is None else compiles.count,
+            "compile_s": None if compiles is None else round(compiles.seconds, 1),
             "beam": args.beam or setting.decoding.beam_size,
             "decode_sentences_per_s": None if decode_rate is None else round(decode_rate, 2)}
 
@@ -197,6 +205,9 @@ def main() -> None:
     parser.add_argument("--device", default=None, help="default: cuda if available, else cpu")
     parser.add_argument("--amp", action="store_true", help="bf16 autocast (CUDA only)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--compile", choices=["off", "default", "reduce-overhead"], default="off",
+                        help="training.*.compile for the timed models: the decoder step under torch.compile (three "
+                             "untimed warm-up batches instead of one; compile time reported apart)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     if args.batches < 1 or args.decode_sentences < 0:
