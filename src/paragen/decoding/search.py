@@ -27,7 +27,6 @@ At ``max_length`` the surviving hypotheses are finished as they stand.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,7 +47,8 @@ class Hypothesis:
     score: float  # log_prob / len(tokens)**alpha, the ranking key
 
 
-def normalised(log_prob: float, length: int, alpha: float) -> float:
+def normalised(log_prob, length: int, alpha: float):
+    """``log_prob / length**alpha`` for a float or a tensor of log-probabilities of ``length``-token hypotheses."""
     return log_prob / (max(length, 1) ** alpha) if alpha > 0 else log_prob
 
 
@@ -64,39 +64,69 @@ def forbid_specials(log_probs: torch.Tensor, forbidden: torch.Tensor) -> torch.T
     return log_probs.index_fill(-1, forbidden, float("-inf"))
 
 
-def best_reachable(log_prob: float, max_length: int, alpha: float) -> float:
-    """The highest normalised score a live hypothesis with ``log_prob`` can still reach (``bound`` rule)."""
+def best_reachable(log_prob, max_length: int, alpha: float):
+    """The highest normalised score a live hypothesis with ``log_prob`` (a float or a tensor) can still reach
+    (``bound`` rule)."""
     return log_prob / (max_length ** alpha) if alpha > 0 else log_prob
 
 
-class _Sentence:
-    """Finished hypotheses of one sentence, the ``nbest`` best scores so far, and whether its search is over."""
+@dataclass
+class _Kept:
+    """The ``nbest`` best finished hypotheses of each sentence still in the batch, on the device, best first (ties:
+    the earlier found first, as a stable sort of every finished hypothesis would order them), and how many have
+    finished in all. Rows are sentences: (m, nbest) scores, (m, nbest, max_length) token ids padded with <pad>."""
 
-    def __init__(self, nbest: int) -> None:
-        self.finished: list[Hypothesis] = []
-        self.best_scores: list[float] = []  # min-heap of the nbest best normalised scores
-        self.nbest = nbest
-        self.done = False
+    score: torch.Tensor  # normalised, float64; -inf where empty
+    log_prob: torch.Tensor  # float64
+    length: torch.Tensor  # int64; 0 where empty
+    tokens: torch.Tensor  # int64
+    finished: torch.Tensor  # (m,) int64: every hypothesis finished so far, kept or not
 
-    def add(self, hypothesis: Hypothesis) -> None:
-        self.finished.append(hypothesis)
-        if len(self.best_scores) < self.nbest:
-            heapq.heappush(self.best_scores, hypothesis.score)
-        elif hypothesis.score > self.best_scores[0]:
-            heapq.heapreplace(self.best_scores, hypothesis.score)
+    @classmethod
+    def empty(cls, m: int, nbest: int, max_length: int, device: torch.device) -> "_Kept":
+        return cls(torch.full((m, nbest), float("-inf"), dtype=torch.float64, device=device),
+                   torch.zeros((m, nbest), dtype=torch.float64, device=device),
+                   torch.zeros((m, nbest), dtype=torch.long, device=device),
+                   torch.full((m, nbest, max_length), PAD_ID, dtype=torch.long, device=device),
+                   torch.zeros(m, dtype=torch.long, device=device))
 
-    def threshold(self) -> float:
-        """The normalised score a hypothesis must beat to enter the n-best (-inf while it is not full)."""
-        return self.best_scores[0] if len(self.best_scores) == self.nbest else float("-inf")
+    def merge(self, score: torch.Tensor, log_prob: torch.Tensor, length: int, tokens: torch.Tensor,
+              ending: torch.Tensor) -> None:
+        """Add the candidates flagged in ``ending`` (m, c): their normalised ``score`` and ``log_prob`` (m, c),
+        ``tokens`` (m, c, max_length) of ``length`` ids each."""
+        nbest = self.score.size(1)
+        scores = torch.cat([self.score, score.masked_fill(~ending, float("-inf"))], dim=1)
+        order = scores.sort(dim=1, descending=True, stable=True).indices[:, :nbest]
+        self.score = scores.gather(1, order)
+        self.log_prob = torch.cat([self.log_prob, log_prob], dim=1).gather(1, order)
+        self.length = torch.cat([self.length, torch.full_like(log_prob, length, dtype=torch.long)
+                                 .masked_fill(~ending, 0)], dim=1).gather(1, order)
+        self.tokens = torch.cat([self.tokens, tokens], dim=1).gather(
+            1, order.unsqueeze(2).expand(-1, -1, self.tokens.size(2)))
+        self.finished = self.finished + ending.sum(1)
+
+    def threshold(self) -> torch.Tensor:
+        """(m,) the normalised score a hypothesis must beat to enter the n-best (-inf while it is not full)."""
+        last = self.score[:, -1]
+        return last.masked_fill(self.finished < self.score.size(1), float("-inf"))
+
+    def select(self, rows: torch.Tensor) -> "_Kept":
+        return _Kept(*(getattr(self, f).index_select(0, rows) for f in ("score", "log_prob", "length", "tokens",
+                                                                         "finished")))
 
 
 @torch.no_grad()
 def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, length_penalty: float = 1.0,
-                nbest: int = 1, stopping: Stopping = "bound") -> list[list[Hypothesis]]:
+                nbest: int = 1, stopping: Stopping = "bound", host_checks: bool | None = None,
+                check_every: int = 4) -> list[list[Hypothesis]]:
     """The ``nbest`` best hypotheses per sentence, best first.
 
-    Sentences whose search is over leave the batch (their rows are dropped from the state), so a
-    sentence that searches long costs only its own rows, not every sentence of its batch.
+    The bookkeeping stays on the model's device: finished hypotheses are merged into each sentence's n-best there
+    (:class:`_Kept`) and whether a sentence is done is a device tensor, so a step reads nothing back. Sentences
+    whose search is over leave the batch (their rows are dropped from the state), so a sentence that searches long
+    costs only its own rows; deciding that needs one read, made every ``check_every`` steps, or at every step when
+    ``host_checks`` (default: on the CPU, where a read costs nothing); in between, a finished sentence's rows
+    run on but add nothing. The n-best come back in one read at the end.
     """
     if nbest > beam_size:
         raise ValueError(f"nbest ({nbest}) cannot exceed beam_size ({beam_size})")
@@ -104,23 +134,26 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         raise ValueError(f"unknown stopping rule {stopping!r}; allowed values: {', '.join(STOPPING_RULES)}")
     n = batch.src.size(0)
     device = batch.src.device
+    host_checks = device.type == "cpu" if host_checks is None else host_checks
     encoded = model.encode(batch)
-    expand = torch.arange(n, device=device).repeat_interleave(beam_size)
-    encoded = encoded.index_select(expand)
+    beams = torch.arange(beam_size, device=device)
+    encoded = encoded.index_select(torch.arange(n, device=device).repeat_interleave(beam_size))
     state = model.initial_state(encoded)
     tokens = torch.full((n * beam_size,), BOS_ID, dtype=torch.long, device=device)
     # Only the first beam of each sentence is live at the start; the others are copies.
     scores = torch.full((n, beam_size), float("-inf"), device=device)
     scores[:, 0] = 0.0
     history = torch.zeros((n * beam_size, 0), dtype=torch.long, device=device)
-    sentences = [_Sentence(nbest) for _ in range(n)]
-    active = list(range(n))  # the sentences still searching, in the order of the rows
+    kept = _Kept.empty(n, nbest, max_length, device)
+    done = torch.zeros(n, dtype=torch.bool, device=device)
+    sentences = torch.arange(n, device=device)  # which sentence each row group is
+    results = _Kept.empty(n, nbest, max_length, device)  # the n-best of sentences that left the batch
     k = 2 * beam_size
     rank = torch.arange(k, device=device).unsqueeze(0)  # (1, k)
     forbidden = forbidden_ids(model, device)
 
     for length in range(1, max_length + 1):
-        m = len(active)
+        m = scores.size(0)
         out = model.step(tokens, state, encoded)
         log_probs = forbid_specials(out.log_probs.float(), forbidden)
         width = log_probs.size(1)
@@ -129,55 +162,63 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         top_beam, top_token = top_index // width, top_index % width
         is_eos = top_token == EOS_ID
         # The beam of each sentence now: `beam_size`, or what is left of it under GroundHog's rule.
-        if stopping == "shrinking":
-            current = torch.tensor([beam_size - len(sentences[i].finished) for i in active], device=device)
-        else:
-            current = torch.full((m,), beam_size, device=device)
-        in_beam = rank[:, : top_scores.size(1)] < current.unsqueeze(1)
+        current = (beam_size - kept.finished).unsqueeze(1) if stopping == "shrinking" else beam_size
+        in_beam = rank[:, : top_scores.size(1)] < current
         last_step = length == max_length
         # Only endings that rank inside the beam are final; weaker ones would fill the finished list
-        # with poor hypotheses.
-        ending = ((is_eos | last_step) & in_beam & top_scores.isfinite()).nonzero()  # (endings, 2): b, cand
-        if len(ending):
-            b_idx, c_idx = ending[:, 0], ending[:, 1]
-            rows = b_idx * beam_size + top_beam[b_idx, c_idx]
-            bodies = history.index_select(0, rows).tolist()
-            for b, body, token, score in zip(b_idx.tolist(), bodies, top_token[b_idx, c_idx].tolist(),
-                                             top_scores[b_idx, c_idx].tolist()):
-                ids = tuple(body) + (token,)
-                sentences[active[b]].add(Hypothesis(ids, score, normalised(score, len(ids), length_penalty)))
+        # with poor hypotheses. A sentence that is done adds none.
+        ending = (is_eos | last_step) & in_beam & top_scores.isfinite() & ~done.unsqueeze(1)
+        if not host_checks or bool(ending.any()):
+            rows = (torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam).view(-1)
+            bodies = torch.cat([history.index_select(0, rows), top_token.view(-1, 1)], dim=1)
+            bodies = torch.nn.functional.pad(bodies, (0, max_length - length), value=PAD_ID).view(m, -1, max_length)
+            log_prob = top_scores.double()  # as Python floats were: the ranking is the same as ever
+            kept.merge(normalised(log_prob, length, length_penalty), log_prob, length, bodies, ending)
         if last_step:
             break
 
         # Survivors: the best non-final expansions (under `shrinking`, only those inside the shrunk beam).
-        eligible = in_beam if stopping == "shrinking" else torch.ones_like(in_beam)
-        alive_scores = top_scores.masked_fill(is_eos | ~eligible, float("-inf"))
+        alive_scores = top_scores.masked_fill(is_eos | ~in_beam if stopping == "shrinking" else is_eos,
+                                              float("-inf"))
         scores, pick = alive_scores.topk(beam_size, dim=1)  # (m, beam)
-        best_alive = scores[:, 0].tolist()
-        keep = []
-        for b, index in enumerate(active):
-            sentence = sentences[index]
-            if best_alive[b] == float("-inf"):
-                sentence.done = True
-            elif stopping == "bound":
-                sentence.done = sentence.threshold() >= best_reachable(best_alive[b], max_length, length_penalty)
-            else:
-                sentence.done = len(sentence.finished) >= beam_size
-            if not sentence.done:
-                keep.append(b)
-        if not keep:
-            break
+        best_alive = scores[:, 0].double()
+        if stopping == "bound":
+            over = kept.threshold() >= best_reachable(best_alive, max_length, length_penalty)
+        else:
+            over = kept.finished >= beam_size
+        done = done | over | (best_alive == float("-inf"))
 
         rows = torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)  # (m, beam)
         tokens = top_token.gather(1, pick)
-        if len(keep) < m:  # finished sentences leave the batch
-            kept = torch.tensor(keep, device=device)
-            rows, tokens, scores = rows.index_select(0, kept), tokens.index_select(0, kept), scores.index_select(0, kept)
-            encoded = encoded.index_select((kept.unsqueeze(1) * beam_size
-                                            + torch.arange(beam_size, device=device)).view(-1))
-            active = [active[b] for b in keep]
+        if host_checks or length % check_every == 0:
+            if bool(done.all()):
+                break
+            if bool(done.any()):  # finished sentences leave the batch, their n-best kept aside
+                _set_aside(results, kept, sentences, done)
+                stay = (~done).nonzero().squeeze(1)
+                rows, tokens, scores = rows.index_select(0, stay), tokens.index_select(0, stay), scores.index_select(0, stay)
+                stay_rows = (stay.unsqueeze(1) * beam_size + beams).view(-1)
+                encoded = encoded.index_select(stay_rows)
+                kept, sentences, done = kept.select(stay), sentences.index_select(0, stay), done.index_select(0, stay)
         rows, tokens = rows.view(-1), tokens.view(-1)
         history = torch.cat([history.index_select(0, rows), tokens.unsqueeze(1)], dim=1)
         state = reorder_state(out.state, rows)
 
-    return [sorted(s.finished, key=lambda h: h.score, reverse=True)[:nbest] for s in sentences]
+    _set_aside(results, kept, sentences, torch.ones_like(done))
+    return _hypotheses(results)
+
+
+def _set_aside(results: _Kept, kept: _Kept, sentences: torch.Tensor, leaving: torch.Tensor) -> None:
+    """Copy the n-best of the rows flagged ``leaving`` into ``results`` at their sentences' rows (in place)."""
+    where = leaving.nonzero().squeeze(1)
+    index = sentences.index_select(0, where)
+    for field in ("score", "log_prob", "length", "tokens", "finished"):
+        getattr(results, field)[index] = getattr(kept, field).index_select(0, where)
+
+
+def _hypotheses(results: _Kept) -> list[list[Hypothesis]]:
+    """The one read back of a search: each sentence's kept hypotheses, best first."""
+    lengths, log_probs, scores = results.length.tolist(), results.log_prob.tolist(), results.score.tolist()
+    tokens = results.tokens.tolist()
+    return [[Hypothesis(tuple(tokens[i][j][:lengths[i][j]]), log_probs[i][j], scores[i][j])
+             for j in range(len(lengths[i])) if lengths[i][j] > 0] for i in range(len(lengths))]
