@@ -31,6 +31,19 @@ def _test(a, b, p, low=None, high=None, groups=None):
     return test
 
 
+def _comparison_file(tmp_path, monkeypatch, by_type: dict):
+    """CopyNet 94.75 vs Enc-Dec 81.44 over all types (rules resampled: interval 4.05 to 20.0, 20 rules, p = 0.03;
+    lines resampled: p = 0 of 200), ``by_type`` per type; written where the compare stage writes it."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "results/metrics/t_copynet.vs.t_encdec.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({
+        "splits": {"test": _test(81.44, 94.75, 0.0)},
+        "clustered": {"unit": "rule", "split": "test", "overall": _test(81.44, 94.75, 0.03, 4.05, 20.0, 20),
+                      "by_type": by_type}}))
+    return path
+
+
 def test_the_line_reports_rules_resampled_per_type_and_lines_as_secondary(tmp_path, monkeypatch):
     """CopyNet 94.75 vs Enc-Dec 81.44: shown 94.8 vs 81.4, difference of the shown numbers +13.4 (the exact 13.31
     rounded on its own would show +13.3); x → x: 93.25 vs 87.0 -> 93.3 vs 87.0 (+6.3), interval -2.05 to 14.45 ->
@@ -38,15 +51,8 @@ def test_the_line_reports_rules_resampled_per_type_and_lines_as_secondary(tmp_pa
     from paragen.pipeline.tables import table_plan
     from paragen.report.comparisons import comparison_lines
 
-    monkeypatch.chdir(tmp_path)
-    path = tmp_path / "results/metrics/t_copynet.vs.t_encdec.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({
-        "splits": {"test": _test(81.44, 94.75, 0.0)},
-        "clustered": {"unit": "rule", "split": "test",
-                      "overall": _test(81.44, 94.75, 0.03, 4.05, 20.0, 20),
-                      "by_type": {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4),
-                                  "x->0": _test(100.0, 100.0, 1.0, 0.0, 0.0, 1)}}}))
+    _comparison_file(tmp_path, monkeypatch, {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4),
+                                             "x->0": _test(100.0, 100.0, 1.0, 0.0, 0.0, 1)})
     config = _config()
     (line,) = comparison_lines(config, table_plan(config, "copynet_synthetic"))
     assert line == (
@@ -67,14 +73,7 @@ def test_the_comparisons_csv_carries_every_test_of_the_line_as_exact_numbers(tmp
     from paragen.pipeline.tables import table_plan
     from paragen.report.comparisons import comparison_records, comparisons_csv
 
-    monkeypatch.chdir(tmp_path)
-    path = tmp_path / "results/metrics/t_copynet.vs.t_encdec.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({
-        "splits": {"test": _test(81.44, 94.75, 0.0)},
-        "clustered": {"unit": "rule", "split": "test",
-                      "overall": _test(81.44, 94.75, 0.03, 4.05, 20.0, 20),
-                      "by_type": {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4)}}}))
+    path = _comparison_file(tmp_path, monkeypatch, {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4)})
     config = _config()
     rows = list(csv.DictReader(io.StringIO(comparisons_csv(comparison_records(config, table_plan(config,
                                                                                                  "copynet_synthetic"))))))
