@@ -47,7 +47,7 @@ def test_the_compiled_step_trains_like_the_eager_step_and_compiles_a_bounded_num
 
 def test_the_trainer_compiles_as_asked_and_records_the_compilations(tmp_path, tiny_config, monkeypatch):
     """train() hands ``training.compile`` to compile_step and writes what its watch counted into sessions.json (the
-    watch is a stand-in here: compiling for real is the test above); ``compile`` leaves the resume digest alone."""
+    watch is a stand-in here: compiling for real is the test above); ``compile`` is part of the resume digest."""
     import json
 
     import paragen.training.trainer as trainer
@@ -74,6 +74,32 @@ def test_the_trainer_compiles_as_asked_and_records_the_compilations(tmp_path, ti
     assert asked == ["reduce-overhead"]
     (session,) = json.loads((tmp_path / "run" / "sessions.json").read_text())
     assert (session["compile"], session["compilations"], session["compile_s"]) == ("reduce-overhead", 2, 12.5)
-    eager = training.model_copy(update={"compile": "off"})
-    assert resume_digest(model, training, train_data, valid_data, vocab) == \
+    eager = training.model_copy(update={"compile": "off"})  # another dropout stream: switching starts over
+    assert resume_digest(model, training, train_data, valid_data, vocab) != \
         resume_digest(model, eager, train_data, valid_data, vocab)
+
+
+def test_validation_and_copies_run_the_eager_step(monkeypatch):
+    """The compiled step serves training only: in eval mode or without gradients (validation) the eager step runs,
+    and a deep copy of a compiled model runs eagerly on its own weights (the compiled step is bound to the original)."""
+    import copy
+
+    from paragen.data.batching import make_batch
+
+    torch.manual_seed(5)
+    model = build_model(ModelConfig(architecture="rnnsearch", embedding_size=6, hidden_size=8, dropout=0.0), 10)
+    calls = []
+    model.compiled_step = lambda *args: calls.append(1) or model.forced_step(*args)  # a stand-in, counting calls
+    vocab = Vocabulary.build([[["a", "b", "c", "d", "e", "f"]]])
+    batch = make_batch(*BATCHES[0], vocab)
+    model.train()
+    model.loss(batch)
+    assert calls  # training uses it
+    calls.clear()
+    with torch.no_grad():
+        model.loss(batch)
+    model.eval()
+    model.loss(batch)
+    assert not calls
+    duplicate = copy.deepcopy(model)
+    assert duplicate.compiled_step is None and model.compiled_step is not None

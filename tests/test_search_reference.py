@@ -60,3 +60,17 @@ def test_a_step_reads_nothing_back_when_host_checks_are_off(monkeypatch):
     beam_search(model, batch, 3, 12, 1.0, 2, "bound", host_checks=False, check_every=4)
     assert reads["tolist"] <= 4  # the final read: lengths, log-probabilities, scores, tokens
     assert reads["bool"] <= 2 * (12 // 4)  # all done? any done? every 4th step, at most
+
+
+@pytest.mark.parametrize("max_length", [1, 2])
+def test_the_shortest_searches_match_too_and_return_no_empty_hypotheses(max_length):
+    """At max_length 1 or 2 a sentence may finish fewer hypotheses than nbest: both searches return the same ones,
+    and none is empty."""
+    model = tiny_model("copynet", len(VOCAB))
+    batch = make_batch(SOURCES, None, VOCAB)
+    for stopping in ("early", "bound", "shrinking"):
+        expected = reference_beam_search(model, batch, 4, max_length, 1.0, 3, stopping)
+        for host_checks in (True, False):
+            got = beam_search(model, batch, 4, max_length, 1.0, 3, stopping, host_checks=host_checks, check_every=3)
+            assert got == expected, (max_length, stopping, host_checks)
+        assert all(len(h.tokens) > 0 for hyps in expected for h in hyps)

@@ -103,3 +103,39 @@ def test_the_loss_is_the_stepwise_loss(name, monkeypatch):
         torch.testing.assert_close(hoisted.terms[key], reference.terms[key], atol=1e-5, rtol=0)
     if model.char_decoder is not None:
         assert hoisted.terms["char"] > 0  # the spelling loss is in the comparison
+
+
+def test_wean_concat_scores_one_step_at_a_time():
+    """concat's tanh over (query, word) pairs is (batch, vocab, embedding) per step; every step at once would be
+    (batch, tgt_len, vocab, embedding), tgt_len times the memory of the stepped form."""
+    model, batch = _model_and_batch(CONFIGS["wean (concat)"])
+    shapes = []
+    model.output.v.register_forward_hook(lambda module, args, out: shapes.append(tuple(args[0].shape)))
+    with torch.no_grad():
+        run_teacher_forced(model, batch)
+    assert shapes and all(len(shape) == 3 for shape in shapes)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_in_training_every_dropout_sees_the_same_elements_as_stepping(name):
+    """Dropout makes training mode random, so the numbers cannot be compared; what can: each dropout module draws
+    masks over exactly as many elements in the hoisted loop as in the stepped one (none is skipped or doubled)."""
+    config = {**CONFIGS[name]}
+    model_config = ModelConfig(embedding_size=8, hidden_size=12, dropout=0.3, **config)
+    vocab = vocabulary_for(model_config, Vocabulary.build([[["a", "b", "c", "d", "e", "f"]]]))
+    torch.manual_seed(3)
+    model = build_model(model_config, len(vocab)).train()
+    batch = make_batch(SOURCES, TARGETS, vocab)
+    if model.source_prediction is not None:
+        batch = fill_targets(batch, model.source_prediction.pad_id)
+    counted = {}
+    for module_name, module in model.named_modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.register_forward_hook(lambda m, args, out, key=module_name: counted.__setitem__(
+                key, counted.get(key, 0) + args[0].numel()))
+    with torch.no_grad():
+        run_teacher_forced(model, batch)
+        hoisted = dict(counted)
+        counted.clear()
+        stepwise(model, batch)
+    assert hoisted == counted and sum(hoisted.values()) > 0

@@ -57,8 +57,9 @@ class TrainingConfig(_Strict):
     amp: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU)")
     compile: Literal["off", "default", "reduce-overhead"] = Field(
         "off", description="torch.compile the recurrent decoder's teacher-forced step (dynamic shapes; "
-        "reduce-overhead: CUDA graphs on CUDA); compilations and their time go to the log and sessions.json. Off "
-        "until a GPU run shows it faster (docs/speed.md); on CPU it needs a C++ compiler")
+        "reduce-overhead: CUDA graphs on CUDA) while training; validation runs eagerly. Compilations and their time "
+        "go to the log and sessions.json. Dropout masks come from inductor's generator, so switching it restarts a "
+        "run. Off until a GPU run shows it faster (docs/speed.md); on CPU it needs a C++ compiler")
 
     @model_validator(mode="after")
     def _floor_within_cap(self) -> TrainingConfig:

@@ -34,6 +34,7 @@ class _GRUCellFunction(torch.autograd.Function):
         return torch.lerp(n, h, rz[:, size:])
 
     @staticmethod
+    @torch.autograd.function.once_differentiable  # the hand-written backward is not itself differentiable
     def backward(ctx, grad):
         x, h, w_ih, w_hh, rz, n, gh_n = ctx.saved_tensors
         size = h.size(1)

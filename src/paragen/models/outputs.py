@@ -117,7 +117,11 @@ class WeanOutput(nn.Module):
         return torch.tanh(self.query(torch.cat([hidden, context], dim=-1)))
 
     def log_probs(self, query: torch.Tensor) -> torch.Tensor:
-        """Eq. 5-6 for queries of shape (..., embedding_size): log-probabilities (..., vocab_size)."""
+        """Eq. 5-6 for queries of shape (..., embedding_size): log-probabilities (..., vocab_size). ``concat``
+        scores every (query, word) pair through a (vocab, embedding) tanh, so every step at once would hold a
+        (batch, tgt_len, vocab, embedding) tensor: its steps are scored one at a time."""
+        if self.score == "concat" and query.dim() == 3:
+            return torch.stack([self.log_probs(query[:, t]) for t in range(query.size(1))], dim=1)
         q = self.dropout(query)
         keys = self.embedding.weight  # (vocab, emb)
         if self.score == "dot":

@@ -53,6 +53,12 @@ class Seq2Seq(nn.Module):
         self.source_prediction = source_prediction  # 004 §4: trains on Y' and ℓ_src; step never computes it
         self.compiled_step = None  # forced_step under torch.compile (training.*.compile), or None: eager
 
+    def __getstate__(self) -> dict:
+        """A copy or pickle runs eagerly: the compiled step is bound to this model's weights, not the copy's."""
+        state = dict(super().__getstate__())
+        state["compiled_step"] = None
+        return state
+
     @property
     def never_generated(self) -> tuple[int, ...]:
         """Ids the model scores in training that search must never emit, beside <pad> and <s>: SPM's <tpad>."""
@@ -208,7 +214,9 @@ def run_teacher_forced(model: Seq2Seq, batch: Batch, keep_attention: bool = Fals
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     embedded = model.decoder.embed(model.in_vocabulary(batch.tgt_in))  # (batch, tgt_len, embedding_size)
-    forced_step = model.compiled_step or model.forced_step
+    compiled = model.compiled_step is not None and model.training and torch.is_grad_enabled()
+    forced_step = model.compiled_step if compiled else model.forced_step  # validation: eager (CUDA graphs would
+    # overwrite a step's outputs at the next step when no backward follows)
     steps = []
     for t in range(batch.tgt_in.size(1)):
         state, kept = forced_step(batch.tgt_in[:, t], embedded[:, t], state, encoded)

@@ -43,12 +43,13 @@ def resume_digest(model_config: ModelConfig, training: TrainingConfig, train_dat
     """What a resumable state must have been trained on, part by part (so a mismatch can say which part).
 
     Settings enter with their non-default values only, so a field added later (with a default) leaves
-    existing states resumable; what only changes the log or the stopping point is left out. The number of
+    existing states resumable; what only changes the log or the stopping point is left out. ``compile`` is in:
+    a compiled step draws its dropout masks from inductor's generator, so it is another trajectory. The number of
     training processes is a part (when above one): each has its own dropout stream and RNG state, so
     another number cannot continue the same trajectory.
     """
     trajectory = training.model_dump(exclude={"max_epochs", "patience", "min_epochs", "threads", "log_metrics",
-                                              "keep_epochs", "compile"},
+                                              "keep_epochs"},
                                      exclude_defaults=True)
     digest = {
         "model and training settings": config_digest(model_config.model_dump(exclude_defaults=True), trajectory),
