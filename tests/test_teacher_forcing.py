@@ -11,7 +11,7 @@ from paragen.config import ModelConfig
 from paragen.data.batching import fill_targets, make_batch
 from paragen.data.vocabulary import Vocabulary
 from paragen.models import build_model, vocabulary_for
-from paragen.models.seq2seq import run_teacher_forced
+from paragen.models.seq2seq import run_teacher_forced, stepped_teacher_forced
 
 SOURCES = [["a", "b", "zz", "c", "e"], ["d", "e"], ["f", "a", "c"]]
 TARGETS = [["b", "zz", "a"], ["e", "d", "f", "a", "b"], ["c"]]
@@ -46,19 +46,10 @@ def _model_and_batch(overrides: dict):
 
 
 def stepwise(model, batch):
-    """The reference: ``step`` at every gold position, its full output layer inside the loop."""
-    encoded = model.encode(batch)
-    state = model.initial_state(encoded)
-    log_probs, fed, attention = [], [], []
-    for t in range(batch.tgt_in.size(1)):
-        out = model.step(batch.tgt_in[:, t], state, encoded)
-        state = out.state
-        log_probs.append(out.log_probs)
-        attention.append(out.attention)
-        if "feed" in state:
-            fed.append(state["feed"])
-    return (torch.stack(log_probs, 1), torch.stack(fed, 1) if fed else None,
-            torch.stack(attention, 1) if attention[0] is not None else None)
+    """The reference: :func:`stepped_teacher_forced`, search's full ``step`` (the output layer inside the loop) at
+    every gold position, as training ran before; attention where the model has it."""
+    run = stepped_teacher_forced(model, batch, keep_attention=model.decoder.attention is not None)
+    return run.log_probs, run.attentional, run.attention
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

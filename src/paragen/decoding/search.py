@@ -168,8 +168,9 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         # Only endings that rank inside the beam are final; weaker ones would fill the finished list
         # with poor hypotheses. A sentence that is done adds none.
         ending = (is_eos | last_step) & in_beam & top_scores.isfinite() & ~done.unsqueeze(1)
+        first_rows = torch.arange(m, device=device).unsqueeze(1) * beam_size  # (m, 1): each sentence's first row
         if not host_checks or bool(ending.any()):
-            rows = (torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam).view(-1)
+            rows = (first_rows + top_beam).view(-1)
             bodies = torch.cat([history.index_select(0, rows), top_token.view(-1, 1)], dim=1)
             bodies = torch.nn.functional.pad(bodies, (0, max_length - length), value=PAD_ID).view(m, -1, max_length)
             log_prob = top_scores.double()  # as Python floats were: the ranking is the same as ever
@@ -188,7 +189,7 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
             over = kept.finished >= beam_size
         done = done | over | (best_alive == float("-inf"))
 
-        rows = torch.arange(m, device=device).unsqueeze(1) * beam_size + top_beam.gather(1, pick)  # (m, beam)
+        rows = first_rows + top_beam.gather(1, pick)  # (m, beam)
         tokens = top_token.gather(1, pick)
         if host_checks or length % check_every == 0:
             if bool(done.all()):

@@ -33,7 +33,28 @@ class OutputResult:
     attentional: torch.Tensor | None = None  # (batch, size): h~_t (WEAN: q_t), fed back by Luong input feeding
 
 
-class SoftmaxOutput(nn.Module):
+class _AttentionalOutput(nn.Module):
+    """An output layer made of ``attentional`` (s_t, c_t -> the vector input feeding feeds back) and ``log_probs``
+    (that vector -> log-probabilities): one step for search, or every step at once after teacher forcing."""
+
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def log_probs(self, attentional: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
+        attentional = self.attentional(hidden, context)
+        return OutputResult(self.log_probs(attentional), attentional=attentional)
+
+    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, attentional: torch.Tensor | None = None,
+                 **_: object) -> torch.Tensor:
+        """Every step at once: (batch, tgt_len, width) from s and c (batch, tgt_len, ·), or from the attentional
+        vectors the step loop already made for input feeding."""
+        return self.log_probs(self.attentional(hidden, context) if attentional is None else attentional)
+
+
+class SoftmaxOutput(_AttentionalOutput):
     """Generative word predictor: softmax(W_o tanh(W_h [s_t; c_t] + b_h) + b_o), Luong et al.'s attentional layer.
 
     ``combine_bias=False`` drops b_h, as Luong et al.'s Eq. 5 and Kiyono et al.'s Eq. 21 write it
@@ -63,18 +84,9 @@ class SoftmaxOutput(nn.Module):
         """log softmax(W_o dropout(h̃) + b_o), (..., vocab_size) for h̃ of shape (..., hidden_size)."""
         return torch.log_softmax(self.project(self.dropout(h_tilde)), dim=-1)
 
-    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
-        h_tilde = self.attentional(hidden, context)
-        return OutputResult(self.log_probs(h_tilde), attentional=h_tilde)
-
-    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, attentional: torch.Tensor | None = None,
-                 **_: object) -> torch.Tensor:
-        """Every step at once: (batch, tgt_len, vocab_size) from s and c (batch, tgt_len, ·), or from the h̃
-        the step loop already made for input feeding."""
-        return self.log_probs(self.attentional(hidden, context) if attentional is None else attentional)
 
 
-class WeanOutput(nn.Module):
+class WeanOutput(_AttentionalOutput):
     """WEAN's word generator (Ma et al., 2018, §2.3-2.4): query the decoder-input embeddings.
 
     q_t = tanh(W_c [s_t; c_t]) has the embedding size and is scored against
@@ -132,15 +144,6 @@ class WeanOutput(nn.Module):
             scores = self.v(torch.tanh(self.W_q(q).unsqueeze(-2) + self.W_e(keys))).squeeze(-1)
         scores = scores.index_fill(-1, self.never_emitted, float("-inf"))
         return torch.log_softmax(scores, dim=-1)
-
-    def forward(self, hidden: torch.Tensor, context: torch.Tensor, **_: object) -> OutputResult:
-        query = self.attentional(hidden, context)
-        return OutputResult(self.log_probs(query), attentional=query)
-
-    def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, attentional: torch.Tensor | None = None,
-                 **_: object) -> torch.Tensor:
-        """Every step at once, as :meth:`SoftmaxOutput.sequence` (``attentional``: the queries q_t)."""
-        return self.log_probs(self.attentional(hidden, context) if attentional is None else attentional)
 
 
 class CopyOutput(nn.Module):

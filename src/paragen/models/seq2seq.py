@@ -113,13 +113,13 @@ class Seq2Seq(nn.Module):
         what ``training.*.compile`` compiles (:mod:`paragen.training.compiled`)."""
         state, weights = self.advance(tokens, state, encoded, embedded)
         top, context = self.decoder.top(state), state["context"]
-        fed = p_generate = None
+        fed = p_generate = p_copy = None
         if self.decoder.feed_key == "feed":  # Luong input feeding: the cell reads h~_t at step t + 1
             state["feed"] = fed = self.output.attentional(top, context)
         if self.selective_read:  # ζ(y_t) at step t + 1 reads this step's copy probabilities
-            p_generate, state["copy_prev"] = self.output.modes(top, context, encoded)
-        return state, ForcedStep(top, context, fed, p_generate, state.get("copy_prev") if self.selective_read
-                                 else None, weights)
+            p_generate, p_copy = self.output.modes(top, context, encoded)
+            state["copy_prev"] = p_copy
+        return state, ForcedStep(top, context, fed, p_generate, p_copy, weights)
 
     def step(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> StepOutput:
         """Advance one token: ``tokens`` (batch,) are extended ids of y_{t-1}."""
