@@ -88,3 +88,26 @@ def rouge155() -> None:
         check_perl()
     except MissingPerlModule as error:
         pytest.skip(f"ROUGE-1.5.5 cannot run here: {error}")
+
+
+def write_test_outputs(config, table: str, lines: int = 2) -> None:
+    """The files a table's examples read, where a report test's fixture has none (in the current folder): the
+    first test split's sources and first reference of the table's first row, and each runnable row's output."""
+    from paragen import artifacts
+    from paragen.pipeline.report_stages import example_output
+    from paragen.pipeline.tables import table_plan
+
+    rows = table_plan(config, table).example_rows
+    if not rows:
+        return
+    data = Path(artifacts.experiment_data(config, next(iter(rows.values()))).directory)
+    data.mkdir(parents=True, exist_ok=True)
+    split = Path(example_output(config, next(iter(rows.values())))).stem
+    for name in (f"{split}.src", f"{split}.tgt"):
+        if not (data / name).exists():
+            (data / name).write_text("".join(f"{name} {k}\n" for k in range(lines)))
+    for row in rows.values():
+        path = Path(example_output(config, row))
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"{row} {k}\n" for k in range(lines)))

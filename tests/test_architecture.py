@@ -15,7 +15,8 @@ SRC = ROOT / "src"
 MAX_LINES = 400
 
 LAYERS = [
-    {"paragen", "paragen.atomic", "paragen.progress", "paragen.safe_yaml", "paragen.text_script"},  # foundation: no paragen imports
+    {"paragen", "paragen.atomic", "paragen.progress", "paragen.safe_yaml", "paragen.text_script",
+     "paragen.figure_style"},  # foundation: no paragen imports
     {"paragen.data", "paragen.metrics"},
     {"paragen.config"},
     {"paragen.artifacts"},

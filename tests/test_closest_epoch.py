@@ -33,7 +33,7 @@ def test_mean_rows_average_the_seeds_that_reached_each_epoch():
 
 
 def test_source_window_keeps_the_fillers_and_at_most_thirty_tokens():
-    from paragen.report.figures import source_window
+    from paragen.report.figure_heatmaps import source_window
 
     assert source_window(12, {"x": [3, 5]}) == range(12)
     # 50 tokens, fillers over [20, 30): 10 tokens of fillers, 10 of context either side

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from paragen.decoding.decode import copy_examples, trace_copy_modes
-from paragen.report.figures import copy_heatmap_figure
+from paragen.report.figure_heatmaps import copy_heatmap_figure
 from paragen.data.vocabulary import SPECIALS, Vocabulary
 
 from conftest import tiny_model
@@ -53,3 +53,34 @@ def test_heat_map_says_which_output_is_wrong_and_shows_its_reference():
     texts = " | ".join(t.get_text() for t in figure.findobj(matplotlib.text.Text))
     assert "test line 4: output = reference" in texts and "test line 5: output ≠ reference" in texts
     assert "reference: b c" in texts and "CopyNet on rule type xy->xy" in texts
+
+
+def test_attention_trace_follows_the_given_output_and_each_step_sums_to_one():
+    from paragen.decoding.decode import trace_attention
+
+    model = tiny_model("rnnsearch", len(VOCAB))
+    trace = trace_attention(model, ["a", "b", "c"], ["c", "a"], VOCAB, CPU)
+    assert trace["output"] == ["c", "a", "</s>"] and len(trace["attention"]) == 3
+    for row in trace["attention"]:
+        assert len(row) == 3 and sum(row) == pytest.approx(1.0, abs=1e-5)  # a softmax over the source positions
+    other = trace_attention(model, ["a", "b", "c"], ["b", "a"], VOCAB, CPU)
+    assert other["attention"][0] == trace["attention"][0] and other["attention"][1] != trace["attention"][1]
+    with pytest.raises(ValueError, match="only for attentional models"):
+        trace_attention(tiny_model("encdec", len(VOCAB)), ["a"], ["a"], VOCAB, CPU)
+
+
+def test_rnnsearch_on_rule_data_traces_its_attention_for_the_map_beside_copynets():
+    from paragen.config import load_config
+    from paragen.pipeline.plan import stages
+
+    from conftest import ROOT
+
+    config = load_config(ROOT / "params.yaml")
+    planned = {s.name: s for s in stages(config)}
+    assert "runs/syn_rnnsearch/attention_trace.json" in planned["decode_syn_rnnsearch"].outs
+    assert not any("trace" in p for p in planned["decode_syn_encdec"].outs)  # Enc-Dec has no attention
+    report = planned["report_copynet_synthetic"]
+    assert "runs/syn_rnnsearch/attention_trace.json" in report.deps
+    assert "results/figures/copynet_synthetic_attention_heatmap.png" in report.outs
+    caption = {i.path: i.caption for i in report.report}["results/figures/copynet_synthetic_attention_heatmap.png"]
+    assert "Attention heat map of RNNSearch, to read beside CopyNet's copy-mode map" in caption

@@ -12,7 +12,7 @@ import yaml
 from paragen.config import ConfigError, parse_config
 from paragen.pipeline.plan import stages
 
-from conftest import ROOT
+from conftest import ROOT, write_test_outputs
 
 STAND_IN = ("hs_encdec", "hs_sgate", "hs_spm", "hs_sgate_spm")
 GIGAWORD = ("giga_encdec", "giga_sgate", "giga_spm", "giga_sgate_spm")
@@ -61,7 +61,9 @@ def test_stand_in_stages_generate_gold_links_train_decode_align_evaluate_and_rep
             "runs/hs_spm/aligned_pairs.json"} <= set(report.deps)
     assert {"results/tables/headline_synthetic_aligned_pairs.md", "results/tables/headline_synthetic_aligned_pairs.csv"} \
         <= set(report.uncached)
-    assert {"results/figures/headline_synthetic_alignment_heatmap.png",
+    assert {"results/figures/headline_synthetic_alignment_attention.png",
+            "results/figures/headline_synthetic_alignment_prediction.png",
+            "results/figures/headline_synthetic_loss_curves.png",
             "results/figures/headline_synthetic_oddgen.png",
             "results/figures/headline_synthetic_valid_curves.png"} <= set(report.outs)
 
@@ -83,7 +85,7 @@ def test_gigaword_rows_decode_three_test_sets_and_fetch_fails_first_without_the_
     assert named["align_giga_spm"].cmd.endswith("--pairs runs/giga_spm/aligned_pairs.json --sample 500 --seed 1")  # Table 4
     assert "align_giga_sgate" not in named
     report = named["report_spm_gigaword"]
-    assert {"results/figures/spm_gigaword_alignment_heatmap.png", "results/figures/spm_gigaword_oddgen.png"} \
+    assert {"results/figures/spm_gigaword_alignment_attention.png", "results/figures/spm_gigaword_oddgen.png"} \
         <= set(report.outs)
 
 
@@ -196,6 +198,7 @@ def test_stand_in_table_merges_alignment_accuracy_and_draws_figures_2_and_4(tmp_
     _write_json(tmp_path / "runs/hs_spm/aligned_pairs.json", {
         "split": "test", "sample": 500, "seed": 1, "pairs": 4, "tokens": 4,
         "groups": {"identical": [["c2", "c2", 3]], "inflection": [], "shorter": [], "others": [["r3", "c3", 1]]}})
+    write_test_outputs(config, "headline_synthetic")
     build_table_report(config, "headline_synthetic")
     pairs = (tmp_path / "results/tables/headline_synthetic_aligned_pairs.md").read_text()
     assert "| others | 25.0 % | (r3, c3) × 1 | — |" in pairs and "No paper examples: not a paper's setup." in pairs
@@ -204,7 +207,7 @@ def test_stand_in_table_merges_alignment_accuracy_and_draws_figures_2_and_4(tmp_
     assert "| EncDec+SPM | — / 42.0 | — / 21.0 | — / 42.0 | — / 20.0 | — / 75.5 | — / 1 | — / 0 |" in md
     assert "EncDec, SPM alignment acc.: not applicable (alignment/source_prediction/accuracy is null" in md
     assert "not a paper's setup" in md and "004 reports no number for it" in md
-    for figure in ("alignment_heatmap", "oddgen", "valid_curves"):
+    for figure in ("alignment_attention", "alignment_prediction", "oddgen", "valid_curves", "loss_curves"):
         assert (tmp_path / f"results/figures/headline_synthetic_{figure}.png").stat().st_size > 0
     # a row whose alignment file is missing says so instead of showing a number
     (tmp_path / "results/metrics/hs_sgate.alignment.json").unlink()
@@ -245,6 +248,7 @@ def test_aligned_pairs_table_lists_each_group_beside_the_papers_examples(tmp_pat
         "split": "test_ours", "sample": 500, "seed": 1, "pairs": 500, "tokens": 10,
         "groups": {"identical": [["police", "police", 6]], "inflection": [["calls", "called", 2]],
                    "shorter": [["quake", "earthquake", 1]], "others": [["dead", "killed", 1]]}})
+    write_test_outputs(config, "spm_gigaword")
     build_table_report(config, "spm_gigaword")
     md = (tmp_path / "results/tables/spm_gigaword_aligned_pairs.md").read_text()
     assert "| identical (target token = q_j's word) | 60.0 % | (police, police) × 6 | — |" in md

@@ -7,6 +7,7 @@ from paragen.config.papers import PaperTable
 from paragen.report.render import to_csv, to_latex, to_markdown
 
 from paragen.report.tables import fill_table
+from conftest import write_test_outputs
 
 
 def _metrics(path: Path, by_tag: dict) -> Path:
@@ -123,21 +124,31 @@ def test_report_figures_say_what_they_plot_and_on_which_split(tmp_path, monkeypa
     calls = {}
     monkeypatch.setattr(build, "plot_curves", lambda logs, path, label, title, column, **kw: calls.update(curves=(label, title)))
     monkeypatch.setattr(build, "plot_copy_heatmap", lambda shown, path, title: calls.update(heatmap=(shown, title)))
+    write_test_outputs(tiny_config, "copynet_synthetic")
     build.build_table_report(tiny_config, "copynet_synthetic")
     label, title = calls["curves"]
     assert label == "validation exact-match accuracy (%)"
-    assert title.startswith("validation exact-match accuracy (%) after each training epoch")
-    assert "validation split of tiny" in title and "not its test scores" in title and "tiny test table" not in title
-    shown, title = calls["heatmap"]
+    assert title == "Validation exact-match accuracy (%) after each epoch (copynet_synthetic)"  # one line: the
+    shown, title = calls["heatmap"]  # detail is in the caption, below
     assert [s["line"] for s in shown] == [3]  # no wrong output of that rule type: only the correct one is shown
-    assert "rule type x->x" in title and "first test line whose top-1 output equals the reference" in title
+    assert title == "CopyNet copy mode on rule type x->x"
+    from paragen.pipeline.report_stages import table_report_items
+    from paragen.pipeline.tables import table_plan
+
+    captions = {Path(i.path).name: i.caption for i in table_report_items(tiny_config, table_plan(tiny_config,
+                                                                                                  "copynet_synthetic"))}
+    assert "on the validation split of tiny" in captions["copynet_synthetic_valid_curves.png"]
+    assert "not the table's test scores" in captions["copynet_synthetic_valid_curves.png"]
+    assert "first test line of the rule type whose top-1 output equals the reference" in \
+        captions["copynet_synthetic_copy_heatmap.png"]
+    assert Path("results/figures/copynet_synthetic_loss_curves.png").stat().st_size > 0
     assert "best epoch 2 of 2 run" in Path("results/tables/copynet_synthetic.md").read_text()
 
 
 def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_path, monkeypatch, tiny_config):
     from paragen.pipeline import plan
     from paragen.config import parse_config
-    from paragen.report import figures
+    from paragen.report import figure_curves
 
     monkeypatch.chdir(tmp_path)
     raw = tiny_config.model_dump(exclude_unset=True)
@@ -151,14 +162,12 @@ def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_pat
     log = Path("train_log.csv")
     log.write_text("epoch,train_loss,valid_loss,valid_metric,train_accuracy,valid_accuracy,valid_bleu\n"
                    "1,3.0,2.5,10,40.0,45.0,10.0\n2,2.0,2.2,20,55.0,50.0,20.0\n")
-    drawn = {}
-    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.update(
-        titles=[ax.get_title() for ax in fig.axes], texts=[t.get_text() for ax in fig.axes for t in ax.texts],
-        lines=[list(ax.lines[0].get_ydata()) if ax.lines else None for ax in fig.axes]))
-    figures.plot_training_panels(log, "out.png", "title")
-    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS]
-    assert drawn["texts"] == ["valid_sari\nnot in this log"]
-    assert drawn["lines"][1:] == [[10.0, 20.0], [40.0, 55.0], [45.0, 50.0], [3.0, 2.0], [2.5, 2.2]]
+    fig = figure_curves.training_panels_figure(log, "title")
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == [label for _, label in figure_curves.TRAINING_PANELS]  # no critic
+    assert [t.get_text() for ax in shown for t in ax.texts] == ["valid_sari\nnot in this log"]
+    assert [list(ax.lines[0].get_ydata()) if ax.lines else None for ax in shown][1:] == [
+        [10.0, 20.0], [40.0, 55.0], [45.0, 50.0], [3.0, 2.0], [2.5, 2.2]]
 
 
 def test_curves_never_mix_selection_metrics():
@@ -328,37 +337,14 @@ def test_a_latex_table_with_special_characters_compiles(tmp_path):
     assert run.returncode == 0, run.stdout[-2000:]
 
 
-def test_training_panels_share_their_ranges_and_show_the_critic_term(tmp_path, monkeypatch):
-    from paragen.report import figures
-
-    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
-    one.write_text("epoch,train_loss,valid_loss,valid_metric,valid_sari,train_critic\n1,3.0,2.5,10,20.0,-5.0\n"
-                   "2,2.0,2.2,20,25.0,-40.0\n")
-    two.write_text("epoch,train_loss,valid_loss,valid_metric,valid_sari\n1,6.0,4.0,10,22.0\n")
-    limits = figures.panel_limits([one, two])
-    # scores on 0-100; losses from 0 to the largest of both runs (6.0), padded by 5 % of the span
-    assert limits["valid_sari"] == (0.0, 100.0)
-    assert limits["train_loss"] == pytest.approx((-0.3, 6.3))
-    assert limits["valid_loss"] == pytest.approx((-0.2, 4.2))
-    assert limits["train_critic"] == pytest.approx((-42.0, 2.0))  # -40..0, padded by 2
-    drawn = {}
-    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.update(
-        titles=[ax.get_title() for ax in fig.axes if ax.get_visible()],
-        ylims={ax.get_title(): ax.get_ylim() for ax in fig.axes if ax.get_visible()}))
-    figures.plot_training_panels(one, "out.png", "title", limits)
-    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS] + ["critic term (per token)"]
-    assert drawn["ylims"]["validation SARI"] == (0.0, 100.0)
-    assert drawn["ylims"]["training loss (per token)"] == pytest.approx((-0.3, 6.3))
-    figures.plot_training_panels(two, "out.png", "title", limits)  # no critic column: six panels
-    assert drawn["titles"] == [label for _, label in figures.TRAINING_PANELS]
-
-
 def test_odd_generation_bars_are_the_mean_over_seeds_with_sd(tmp_path, monkeypatch):
+    import matplotlib.axes
+
     from paragen.report import figures
 
     bars = []
-    real_bar = figures.plt.Axes.bar
-    monkeypatch.setattr(figures.plt.Axes, "bar", lambda self, x, heights, width, **kw: bars.append(
+    real_bar = matplotlib.axes.Axes.bar
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", lambda self, x, heights, width, **kw: bars.append(
         (list(heights), kw.get("yerr"), kw.get("label"))) or real_bar(self, x, heights, width, **kw))
     runs = [{"sentences_with_repeats": 10, "sentences_short": 4, "sentences": 100},
             {"sentences_with_repeats": 14, "sentences_short": 4, "sentences": 100}]

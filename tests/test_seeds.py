@@ -120,7 +120,7 @@ def test_single_run_tables_keep_their_columns(tmp_path):
 
 
 def test_epoch_band_is_mean_and_sd_over_the_runs_that_reached_each_epoch():
-    from paragen.report.figures import epoch_band
+    from paragen.report.figure_curves import epoch_band
 
     logs = [[{"epoch": 1.0, "m": 10.0}, {"epoch": 2.0, "m": 20.0}, {"epoch": 3.0, "m": 30.0}],
             [{"epoch": 1.0, "m": 14.0}, {"epoch": 2.0, "m": 22.0}]]  # stopped early after epoch 2
@@ -128,18 +128,6 @@ def test_epoch_band_is_mean_and_sd_over_the_runs_that_reached_each_epoch():
     assert band.epochs == [1.0, 2.0, 3.0] and band.means == [12.0, 21.0, 30.0] and band.runs == [2, 2, 1]
     assert band.sds[:2] == [pytest.approx(2 ** 0.5 * 2), pytest.approx(2 ** 0.5)]  # |10-14|/sqrt 2, |20-22|/sqrt 2
     assert band.sds[2] != band.sds[2]  # one run: no spread (NaN, drawn as a gap)
-
-
-def _record_bands(monkeypatch) -> dict:
-    """What plot_curves passes to fill_between (x, low, high), while still drawing it."""
-    from paragen.report import figures
-
-    drawn: dict = {}
-    real_fill = figures.plt.Axes.fill_between
-    monkeypatch.setattr(figures.plt.Axes, "fill_between",
-                        lambda self, x, low, high, **kw: drawn.update(x=list(x), low=list(low), high=list(high))
-                        or real_fill(self, x, low, high, **kw))
-    return drawn
 
 
 def _seed_logs(tmp_path, runs: tuple[tuple[float, ...], ...]) -> list:
@@ -152,16 +140,16 @@ def _seed_logs(tmp_path, runs: tuple[tuple[float, ...], ...]) -> list:
     return logs
 
 
-def test_curves_of_seeded_rows_draw_a_band(tmp_path, monkeypatch):
-    from paragen.report import figures
+def test_curves_of_seeded_rows_draw_each_seed_and_their_mean_where_every_seed_ran(tmp_path):
+    from paragen.report.figure_curves import curves_figure
 
-    drawn = _record_bands(monkeypatch)
-    logs = _seed_logs(tmp_path, ((10.0, 20.0), (14.0, 22.0)))
-    figures.plot_curves({"CopyNet": logs}, tmp_path / "curves.png", "acc", "title")
-    assert drawn["x"] == [1.0, 2.0]
-    assert drawn["low"] == pytest.approx([12 - 2 * 2 ** 0.5, 21 - 2 ** 0.5])
-    assert drawn["high"] == pytest.approx([12 + 2 * 2 ** 0.5, 21 + 2 ** 0.5])
-    assert (tmp_path / "curves.png").stat().st_size > 0
+    # seed 2 stops after epoch 2: the mean is drawn over epochs 1-2 only (12, 21), each seed in full
+    logs = _seed_logs(tmp_path, ((10.0, 20.0, 50.0), (14.0, 22.0)))
+    fig = curves_figure({"CopyNet": logs}, "acc", "title")
+    lines = fig.axes[0].lines
+    assert [list(line.get_ydata()) for line in lines] == [[10.0, 20.0, 50.0], [14.0, 22.0], [12.0, 21.0]]
+    assert [line.get_label() for line in lines][-1] == "CopyNet (2 seeds)"
+    assert list(lines[-1].get_xdata()) == [1.0, 2.0]
 
 
 def test_seeded_dag_trains_each_replica_and_reports_over_them():
@@ -253,22 +241,3 @@ def test_a_comparison_whose_rows_cannot_run_says_why():
 
     config = load_config(ROOT / "params.yaml")  # no real dataset switched on
     assert comparison_lines(config, table_plan(config, "spm_gigaword")) == ["EncDec+SPM vs EncDec: not run: dataset absent"]
-
-
-def test_a_band_is_clipped_to_the_metric_and_drawn_only_where_every_seed_ran(tmp_path, monkeypatch):
-    from paragen.report import figures
-
-    drawn = _record_bands(monkeypatch)
-    legend = {}
-    real_legend = figures.plt.Figure.legend
-    monkeypatch.setattr(figures.plt.Figure, "legend", lambda self, handles, labels, **kw: legend.update(
-        labels=list(labels), loc=kw.get("loc")) or real_legend(self, handles, labels, **kw))
-    # means 97 and 3 with sd 3 sqrt 2 = 4.24: the band crosses 100 and 0; seed 2 stops after epoch 2
-    logs = _seed_logs(tmp_path, ((100.0, 0.0, 50.0), (94.0, 6.0)))
-    figures.plot_curves({"CopyNet": logs}, tmp_path / "curves.png", "acc", "title")
-    sd = 3 * 2 ** 0.5  # |100 - 94| / sqrt 2 = |0 - 6| / sqrt 2
-    assert drawn["x"] == [1.0, 2.0]  # epoch 3 has one run: no mean over fewer seeds than the label says
-    assert drawn["low"] == pytest.approx([97 - sd, 0.0])  # 3 - 4.24 clipped to 0
-    assert drawn["high"] == pytest.approx([100.0, 3 + sd])  # 97 + 4.24 clipped to 100
-    assert legend["loc"] == "outside lower center"
-    assert legend["labels"] == ["CopyNet (mean ± sd of 2 seeds to epoch 2, the last all reached)"]

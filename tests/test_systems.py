@@ -175,11 +175,44 @@ def test_skip_sweep_scores_every_probability_over_its_seeds(tmp_path, monkeypatc
     assert float(rows[0.0]["sari_mean"]) == pytest.approx(identity["sari"]["score"], abs=1e-4)
     assert float(rows[0.0]["bleu_mean"]) == pytest.approx(identity["bleu"]["score"], abs=1e-4)
     assert float(rows[0.0]["sari_sd"]) == 0.0
+    # both protocols: at p = 0 003's protocol gives the identity's 003 scores
+    assert float(rows[0.0]["sari_003_mean"]) == pytest.approx(identity["report_protocol"]["sari"]["score"], abs=1e-4)
+    assert float(rows[0.0]["bleu_003_mean"]) == pytest.approx(identity["report_protocol"]["bleu"]["score"], abs=1e-4)
     # p = 1 drops every word: empty outputs have no n-gram in common with anything
-    assert float(rows[1.0]["bleu_mean"]) == 0.0
+    assert float(rows[1.0]["bleu_mean"]) == 0.0 and float(rows[1.0]["bleu_003_mean"]) == 0.0
     assert Path("results/figures/simp_skip_sweep.png").stat().st_size > 0
-    assert "| 1 | " in Path("results/tables/simp_skip_sweep.md").read_text()
+    markdown = Path("results/tables/simp_skip_sweep.md").read_text()
+    assert "| 1 | " in markdown and "Against 003 §4.3.1" in markdown
     assert main(["skip-sweep", "--name", "simp_identity"]) == 2  # not a skip system with a sweep
+
+
+def test_the_sweep_says_where_it_agrees_with_the_reports_trend():
+    """003 §4.3.1: scores rise as p falls. Hand-made means: BLEU 1, 5, 9 at p = 0.9, 0.5, 0 rises at every step;
+    SARI 18, 27, 22 peaks at p = 0.5 and falls to 22 at p = 0."""
+    from paragen.simplification.skip_sweep import trend_text
+
+    results = {0.0: {"sari": [22.0, 22.0], "bleu": [9.0, 9.0]}, 0.5: {"sari": [26.0, 28.0], "bleu": [5.0, 5.0]},
+               0.9: {"sari": [18.0, 18.0], "bleu": [1.0, 1.0]}}
+    assert trend_text(results) == ("SARI peaks at p = 0.5 (27.00) and falls below it, to 22.00 at p = 0 (disagrees "
+                                   "for p < 0.5); BLEU rises at every step as p falls from 0.9 to 0 (agrees).")
+
+
+def test_the_sweep_figure_puts_each_metric_on_its_own_axes_and_marks_the_reports_point():
+    from paragen import figure_style
+    from paragen.simplification.skip_sweep import sweep_figure
+
+    results = {p: {"sari": [20.0 + p], "bleu": [10 - p], "sari_003": [19.0 + p], "bleu_003": [9 - p]}
+               for p in (0.0, 0.5, 1.0)}
+    fig = sweep_figure("simp_skip", results, (0.5, {"sari": 21.62, "bleu": 8.97}))
+    sari, bleu = [ax for ax in fig.axes if ax.get_visible()]
+    assert (sari.get_title(), bleu.get_title()) == ("SARI", "BLEU")
+    assert fig.get_size_inches()[0] == figure_style.PAGE_WIDTH_IN
+    stars = [line for line in sari.lines if line.get_marker() == "*"]
+    assert [(list(s.get_xdata()), list(s.get_ydata())) for s in stars] == [([0.5], [21.62])]
+    labels = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"standard scoring", "003's protocol", "003 Table 1 (p = 0.5)"} <= labels
+    low, high = bleu.get_ylim()
+    assert low < 8.0 and high > 10.0  # 003's BLEU at p = 1 (8.0) and the standard one at p = 0 (10.0) both shown
 
 
 def test_the_skip_row_is_the_mean_over_its_seeds(tmp_path, monkeypatch):

@@ -44,6 +44,15 @@ def copy_trace_path(experiment: str) -> str:
     return f"{run_dir(experiment)}/copy_trace.json"
 
 
+def attention_trace_path(experiment: str) -> str:
+    """An RNNSearch run's attention along its first correct and first wrong test output per rule type."""
+    return f"{run_dir(experiment)}/attention_trace.json"
+
+
+def attention_heatmap_path(table: str) -> str:
+    return f"results/figures/{table}_attention_heatmap.png"
+
+
 def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
@@ -78,14 +87,28 @@ def provenance_dir(table: str) -> str:
     return f"results/provenance/{table}"
 
 
-def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_type: bool = False) -> tuple[str, ...]:
-    """Validation curves, the copy heat map (CopyNet rows), 003 Figure 1's panels per experiment in ``panels``, and
-    (rule data) the per-rule-type validation curves, last."""
+def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_type: bool = False,
+                 attending: bool = False) -> tuple[str, ...]:
+    """Validation curves, the copy heat map (CopyNet rows) and beside it RNNSearch's attention (``attending``), the
+    loss curves, 003 Figure 1's panels per experiment in ``panels``, and (rule data) the per-rule-type validation
+    curves, last."""
     paths = [f"results/figures/{table}_valid_curves.png"]
     if copying:
         paths.append(f"results/figures/{table}_copy_heatmap.png")
+    if attending:
+        paths.append(attention_heatmap_path(table))
+    paths.append(loss_curves_path(table))
     return (tuple(paths) + tuple(training_panels_path(table, e) for e in panels)
             + ((type_curves_path(table),) if by_type else ()))
+
+
+def examples_path(table: str) -> str:
+    """Example outputs of a table's rows on a few test lines (:mod:`paragen.report.examples`)."""
+    return f"results/tables/{table}_examples.md"
+
+
+def loss_curves_path(table: str) -> str:
+    return f"results/figures/{table}_loss_curves.png"
 
 
 def type_curves_path(table: str) -> str:
@@ -221,8 +244,9 @@ def aligned_pairs_outputs(table: str) -> tuple[str, str]:
     return f"results/tables/{table}_aligned_pairs.md", f"results/tables/{table}_aligned_pairs.csv"
 
 
-def heatmap_path(table: str) -> str:
-    return f"results/figures/{table}_alignment_heatmap.png"
+def heatmap_paths(table: str) -> tuple[str, str]:
+    """004 Figure 4 as two figures: one row's attention, another's source-side prediction q_j."""
+    return (f"results/figures/{table}_alignment_attention.png", f"results/figures/{table}_alignment_prediction.png")
 
 
 def oddgen_figure_path(table: str) -> str:

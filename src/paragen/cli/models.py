@@ -130,6 +130,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
     from paragen.decoding.decode import copy_examples, translate
+    from paragen.pipeline.tables import trace_of
     from paragen.training.trainer import pick_device
 
     config = load_params(args)
@@ -169,15 +170,19 @@ def cmd_decode(args: argparse.Namespace) -> None:
         log.info("%s: decoded epoch %d (closest to the paper's %s row on validation) into %s", args.experiment,
                  choice["epoch"], choice["row"], artifacts.closest_dir(args.experiment))
         return
-    if model.copies and not data.real and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
+    traced = trace_of(config, args.experiment)
+    if traced and args.split == "test":  # heat maps: the first correct and first wrong output per rule type
         from paragen.data.synthetic import spans_of_test_lines
+        from paragen.decoding.decode import trace_attention, trace_copy_modes
 
         tags = read_lines(Path(data.directory) / "test.tag")
         references = [line.split() for line in read_lines(Path(data.directory) / "test.tgt")]
         outputs = [r.nbest[0] for r in results]
         spans = spans_of_test_lines(data.directory, sources)  # None on a line whose rule's x and y are adjacent
-        write_json(artifacts.copy_trace_path(args.experiment),
-                   copy_examples(model, sources, outputs, references, tags, vocab, device, spans))
+        path, tracer = ((artifacts.copy_trace_path, trace_copy_modes) if traced == "copy" else
+                        (artifacts.attention_trace_path, trace_attention))
+        write_json(path(args.experiment), copy_examples(model, sources, outputs, references, tags, vocab, device,
+                                                        spans, tracer))
     log.info("%s: decoded %d sentences of %s", args.experiment, len(results), args.split)
 
 

@@ -78,29 +78,52 @@ def trace_copy_modes(model: Seq2Seq, source: Sequence[str], output: Sequence[str
     """
     if not model.copies:
         raise ValueError("copy modes exist only for copying models")
+    steps = _fed_steps(model, source, output, vocab, device)
+    return {"source": list(source), "output": [*output, "</s>"],
+            "copy_probs": [step.copy_probs[0].tolist() for step in steps],
+            "generate_mass": [float(step.generate_mass[0]) for step in steps]}
+
+
+@torch.no_grad()
+def trace_attention(model: Seq2Seq, source: Sequence[str], output: Sequence[str], vocab: Vocabulary,
+                    device: torch.device) -> dict:
+    """The attention weights over the source positions at every step of ``output`` (fed back step by step, as
+    :func:`trace_copy_modes`), for an attentional model that does not copy (RNNSearch): the evidence of how far
+    attention alone finds the words to repeat."""
+    steps = _fed_steps(model, source, output, vocab, device)
+    if steps[0].attention is None:
+        raise ValueError("attention weights exist only for attentional models")
+    return {"source": list(source), "output": [*output, "</s>"],
+            "attention": [step.attention[0].tolist() for step in steps]}
+
+
+def _fed_steps(model: Seq2Seq, source: Sequence[str], output: Sequence[str], vocab: Vocabulary,
+               device: torch.device) -> list:
+    """The decoder's step outputs along ``output`` then ``</s>``, each step fed the previous output token."""
     model.eval()
     batch = make_batch([source], None, vocab).to(device)
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
     token = torch.tensor([BOS_ID], device=device)
-    copy_rows, generate = [], []
-    for next_id in extend_target(output, vocab, batch.oovs[0]) + [EOS_ID]:
+    steps = []
+    targets = extend_target(output, vocab, batch.oovs[0]) if model.copies else vocab.encode(output)
+    for next_id in targets + [EOS_ID]:
         step = model.step(token, state, encoded)
         state = step.state
-        copy_rows.append(step.copy_probs[0].tolist())
-        generate.append(float(step.generate_mass[0]))
+        steps.append(step)
         token = torch.tensor([next_id], device=device)
-    return {"source": list(source), "output": [*output, "</s>"], "copy_probs": copy_rows, "generate_mass": generate}
+    return steps
 
 
 def copy_examples(model: Seq2Seq, sources: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]],
                   references: Sequence[Sequence[str]], tags: Sequence[str], vocab: Vocabulary,
-                  device: torch.device, spans: Sequence[dict[str, list[int]] | None] | None = None
-                  ) -> dict[str, dict[str, dict | None]]:
+                  device: torch.device, spans: Sequence[dict[str, list[int]] | None] | None = None,
+                  tracer=trace_copy_modes) -> dict[str, dict[str, dict | None]]:
     """Heat-map examples chosen by a stated rule: per rule type, the first test line (in file order) whose
     top-1 output equals its reference and the first whose output does not (``None`` when there is none).
 
-    Each trace carries its 1-based test ``line``, the ``reference`` and whether the output is ``correct``. With
+    ``tracer``: :func:`trace_copy_modes` (CopyNet) or :func:`trace_attention` (RNNSearch). Each trace carries its
+    1-based test ``line``, the ``reference`` and whether the output is ``correct``. With
     ``spans`` (per line, each variable's [start, end) in the source, or None for a line of an ambiguous rule,
     :func:`paragen.data.synthetic.spans_of_test_lines`) only lines with spans are chosen, and the trace carries them.
     """
@@ -112,7 +135,7 @@ def copy_examples(model: Seq2Seq, sources: Sequence[Sequence[str]], outputs: Seq
         chosen = examples.setdefault(tag, {"correct": None, "wrong": None})
         key = "correct" if correct else "wrong"
         if chosen[key] is None:
-            chosen[key] = {**trace_copy_modes(model, source, output, vocab, device), "line": index + 1,
+            chosen[key] = {**tracer(model, source, output, vocab, device), "line": index + 1,
                            "reference": list(reference), "correct": correct,
                            **({"spans": spans[index]} if spans is not None else {})}
     return examples

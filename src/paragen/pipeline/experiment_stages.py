@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paragen.artifacts import (alignment_matrices_path, alignment_path, aligned_pairs_path, closest_choice_path,
+from paragen.artifacts import (alignment_matrices_path, attention_trace_path, alignment_path, aligned_pairs_path, closest_choice_path,
                                closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
                                hyp_path, metrics_path, nbest_path, output_vocabulary, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
@@ -18,9 +18,10 @@ from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE
 from paragen.training.kept_epochs import EPOCHS_DIR
 
 
-def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Stage]:
+def experiment_stages(config: ParagenConfig, exp: str, traced: str | None) -> list[Stage]:
     """train -> decode (each test split) -> score (synthetic: exact match by rule type) or evaluate (real data and
-    the headline stand-in: the dataset's metrics), and ``paragen align`` where there are gold links or heat maps."""
+    the headline stand-in: the dataset's metrics), and ``paragen align`` where there are gold links or heat maps.
+    ``traced``: what the test decode also traces for the heat maps ("copy", "attention" or None)."""
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
     dataset = config.datasets[spec.dataset]
@@ -46,7 +47,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: bool) -> list[Sta
     for split in splits:
         decode_outs = (hyp_path(exp, split), nbest_path(exp, split))
         if traced:
-            decode_outs += (copy_trace_path(exp),)
+            decode_outs += (copy_trace_path(exp) if traced == "copy" else attention_trace_path(exp),)
         stages_.append(Stage(
             name=f"decode_{exp}" + (f"_{split}" if several else ""), step="decode",
             cmd=shell_command("exec", "paragen", "decode", "--params", PARAMS_FILE, "--experiment", exp,
@@ -189,10 +190,13 @@ def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
               evaluate_stage(config, name)]
     if system.sweep:
         dataset = config.dataset_of(name)
+        spec = config.datasets[dataset]
         outs = sweep_outputs(name)
+        protocol = (fetch_marker("turkcorpus", fetch_scopes(config).get("turkcorpus", "eval")),) \
+            if isinstance(spec, RealDataset) and spec.evaluation.report_protocol else ()  # 003's protocol too
         result.append(Stage(name=f"sweep_{name}", step="score",
                             cmd=shell_command("paragen", "skip-sweep", "--params", PARAMS_FILE, "--name", name, "--quiet"),
-                            deps=test_deps,
+                            deps=test_deps + protocol,
                             params=(f"systems.{name}",) + set_keys(dataset, config.datasets[dataset], ("evaluation",)),
                             outs=outs, uncached=outs, report=sweep_items(table_of_row(config, name), name, outs)))
     return result

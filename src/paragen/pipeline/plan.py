@@ -16,7 +16,7 @@ from paragen.pipeline.experiment_stages import (closest_epoch_stages, comparison
                                                system_stages)
 from paragen.pipeline.report_stages import index_stage, report_stage
 from paragen.pipeline.stage import Stage
-from paragen.pipeline.tables import TablePlan, copy_traced_experiments, table_plan
+from paragen.pipeline.tables import TablePlan, table_plan, trace_of
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,8 @@ def build_plan(config: ParagenConfig) -> Plan:
     synthetic = [ds for ds in dict.fromkeys(config.experiments[e].dataset for e in experiments)
                  if not isinstance(config.datasets[ds], RealDataset)]
     result = synthetic_data_stages(config, synthetic) + real_data_stages(config)
-    traced = set(copy_traced_experiments(config, experiments))
     for exp in experiments:
-        result += experiment_stages(config, exp, exp in traced)
+        result += experiment_stages(config, exp, trace_of(config, exp))
     for system in config.active_systems():
         result += system_stages(config, system)
     result += comparison_stages(config, tables)

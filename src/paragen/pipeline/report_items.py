@@ -58,40 +58,77 @@ def table_items(table: TableConfig, paths: tuple[str, ...], metric: str, publish
         _sentence(table.note))))) for path in paths)
 
 
+SEEDS_NOTE = " A row trained from several seeds draws each seed thin and their mean bold (up to the last epoch every seed reached)."
+OFF_SCALE_NOTE = (" A line whose peak is more than three times every other line's is clipped at the top edge, each "
+                  "clipped point marked with a triangle, its peak named in the legend.")
+
+
 def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str], datasets: list[str]) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Training curves: {label} after each training epoch, one line per trained row "
         f"({', '.join(rows)}), on the validation split of {', '.join(datasets)}; these select each row's model, "
-        "they are not the table's test scores."))
+        "they are not the table's test scores." + SEEDS_NOTE))
+
+
+def loss_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Loss per target token after each training epoch: (left) on the training "
+        f"batches, averaged over the epoch, (right) on the validation split; one line per trained row "
+        f"({', '.join(rows)})." + SEEDS_NOTE + OFF_SCALE_NOTE))
+
+
+def examples_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Example outputs (Markdown file): for a few test lines chosen by a rule the file "
+        f"states (rule data: the first line of each rule type; otherwise lines evenly spaced over the test set), the "
+        f"source, the reference and the test output of each row ({', '.join(rows)}) as scored."))
 
 
 def type_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Exact match on the validation split after each training epoch, one panel per "
         f"rule type, one line per trained row ({', '.join(rows)}); dashed: the paper's test accuracy of the row. "
-        "The caption of the table names, per row, the epoch whose five accuracies come closest to the paper's."))
+        "Each panel has its own y-range. The caption of the table names, per row, the epoch whose five accuracies "
+        "come closest to the paper's." + SEEDS_NOTE))
 
 
 def copy_heatmap_item(table: TableConfig, path: str, row: str) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Copy-mode heat map of {row} (in the manner of CopyNet Figure 3): the copy-mode "
-        "probability of each source token at each decoding step, the generate-mode mass underneath, for the first "
-        "test line whose top-1 output equals the reference and the first whose output does not."))
+        "probability of each source token (rows) at each decoding step (columns), the generate-mode mass "
+        "underneath, for the first test line of the rule type whose top-1 output equals the reference and the "
+        "first whose output does not. The fillers' source tokens are labelled with their variable (x | token) and "
+        "bracketed in red; a wrong output's reference is printed under it."))
+
+
+def attention_heatmap_item(table: TableConfig, path: str, row: str, copying: str) -> ReportItem:
+    return ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Attention heat map of {row}, to read beside {copying}'s copy-mode map: the "
+        f"attention weight of each source token (rows) at each decoding step (columns) of {row}'s own top-1 "
+        "output, on the same rule type and by the same rule (its first test line whose output equals the "
+        "reference and its first whose output does not). A model without a copy mode must generate every repeated "
+        "word from its vocabulary; where its attention still falls on the filler it repeats, attention finds the "
+        "word even though the output layer has to write it."))
 
 
 def training_panels_item(table: TableConfig, path: str, row: str, experiment: str) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Per-epoch training log of {row} ({experiment}) laid out as 003 Figure 1: "
-        "validation SARI and BLEU, training and validation token accuracy, training and validation loss."))
+        "validation SARI and BLEU, training and validation token accuracy, training and validation loss (and the "
+        "critic term where the run trains with it); each panel scaled to its own values."))
 
 
 def sweep_items(table: TableConfig, system: str, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
     """The skip row's sweep over its drop probability (a table in two formats and a figure)."""
+    figure = (" SARI and BLEU on their own axes; solid: the standard scoring, dashed: 003's protocol (where the "
+              "dataset asks for it); the star: the report's published number at the row's p. 003's protocol was "
+              "chosen for fitting the report's numbers without training, this one among them, so the dashed line's "
+              "agreement with the star is in-sample.")
     return tuple(ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} The skip row ({system}) at every drop probability p: each word of the test "
         f"source dropped with probability p, scored as the table's rows, mean and standard deviation over seeds "
-        f"({_format(path)} {'figure' if path.endswith('.png') else 'file'})."))
-        for path in paths)
+        f"({_format(path)} {'figure' if path.endswith('.png') else 'file'})."
+        + (figure if path.endswith(".png") else ""))) for path in paths)
 
 
 def datasets_items(paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
@@ -101,14 +138,20 @@ def datasets_items(paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
         "counts; splits not prepared say why.")) for path in paths)
 
 
-def alignment_heatmap_item(table: TableConfig, path: str) -> ReportItem:
-    """004 Figure 4's heat maps of a table (:attr:`TableConfig.alignment_figure`)."""
+def alignment_heatmap_items(table: TableConfig, paths: tuple[str, str]) -> tuple[ReportItem, ...]:
+    """004 Figure 4's heat maps of a table (:attr:`TableConfig.alignment_figure`): one figure per model."""
     figure = table.alignment_figure
     assert figure is not None, "only a table with an alignment_figure draws heat maps"
-    return ReportItem(path, study_category(table), table.title, (
-        f"{_sentence(table.title)} Heat maps in the manner of 004 Figure 4: the attention of {figure.attention} "
-        f"beside the source-side prediction q_j of {figure.source_prediction}, source tokens against target tokens, "
-        f"for lines {', '.join(map(str, figure.sentences))} of the {figure.split} split."))
+    lines = f"lines {', '.join(map(str, figure.sentences))} of the {figure.split} split"
+    common = ("teacher-forced on the gold target (as 004 §6.2): rows are target tokens, columns source tokens; "
+              "rings mark gold links where the data has them.")
+    return (ReportItem(paths[0], study_category(table), table.title, (
+        f"{_sentence(table.title)} Heat map in the manner of 004 Figure 4 (a): the attention of "
+        f"{figure.attention} on {lines}, {common} In brackets: the source token attention weights most.")),
+            ReportItem(paths[1], study_category(table), table.title, (
+        f"{_sentence(table.title)} Heat map in the manner of 004 Figure 4 (b): the source-side prediction q_j of "
+        f"{figure.source_prediction} on the same {lines}, {common} In brackets: the vocabulary word q_j ranks "
+        "first.")))
 
 
 def oddgen_item(table: TableConfig, path: str) -> ReportItem:
@@ -117,7 +160,8 @@ def oddgen_item(table: TableConfig, path: str) -> ReportItem:
     assert figure is not None, "only a table with an oddgen_figure draws odd-generation counts"
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Odd generation in the manner of 004 Figure 2: per row ({', '.join(figure.rows)}), "
-        f"the {figure.split} sentences with a repeated token and those shorter than the gold headline."))
+        f"the {figure.split} sentences with a repeated token and those shorter than the gold headline; where a row "
+        "has several seeds, the bar is their mean with ± sd and each seed's count is a dot."))
 
 
 def comparisons_item(table: TableConfig, path: str) -> ReportItem:

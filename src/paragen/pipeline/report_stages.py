@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, aligned_pairs_outputs, aligned_pairs_path,
+from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
                                comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
-                               experiment_data, heatmap_path, metrics_path, oddgen_figure_path, sweep_outputs,
+                               examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
                                table_outputs, training_panels_path)
 from paragen.config import ParagenConfig
-from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_item, comparisons_item,
-                                           copy_heatmap_item, oddgen_item, table_items, training_panels_item,
+from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_items, comparisons_item,
+                                           attention_heatmap_item, copy_heatmap_item, examples_item, loss_curves_item, oddgen_item, table_items, training_panels_item,
                                            type_curves_item, valid_curves_item)
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
 from paragen.pipeline.tables import TablePlan, caption_params, closest_choices
@@ -24,7 +24,8 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
     else:
         runs = plan.trained_runs()  # every seed of every trained row
         deps = tuple(metrics_path(e) for e in ran) + tuple(r.metrics for r in runs if r.name not in ran) \
-            + tuple(r.train_log for r in runs if r.train_log) + tuple(copy_trace_path(e) for e in plan.copy_rows)
+            + tuple(r.train_log for r in runs if r.train_log) + tuple(copy_trace_path(e) for e in plan.copy_rows) \
+            + tuple(attention_trace_path(e) for e in plan.attention_rows)
         if plan.rescored:
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
@@ -35,6 +36,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
         deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
         deps += tuple(comparison_path(a, b) for a, b in plan.compared())
         deps += tuple(run.metrics for row in plan.closest_rows() for run in row.runs) + tuple(closest_choices(plan))
+        deps += tuple(example_output(config, name) for name in plan.example_rows.values())
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
@@ -47,12 +49,17 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
     )
 
 
+def example_output(config: ParagenConfig, row: str) -> str:
+    """The output file the examples table shows of a row: its first test split's."""
+    return hyp_path(row, config.test_splits(config.dataset_of(row))[0] if row in config.experiments else "test")
+
+
 def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportItem, ...]:
     """The table's files and, when rows were trained, its figures (the paths of ``plan.figures``)."""
     table, table_name, paper = plan.spec, plan.name, plan.paper
     items = table_items(table, table_outputs(table_name), paper.metric, f"{paper.paper}, {paper.table}")
     if plan.heatmap_rows:
-        items += (alignment_heatmap_item(table, heatmap_path(table_name)),)
+        items += alignment_heatmap_items(table, heatmap_paths(table_name))
     if plan.oddgen:
         items += (oddgen_item(table, oddgen_figure_path(table_name)),)
     if plan.pairs_experiment:
@@ -69,6 +76,12 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     items += (valid_curves_item(table, figures[0], plan.curve[1], [row_of(e) for e in trained], datasets),)
     if plan.copy_rows:
         items += (copy_heatmap_item(table, figures[1], row_of(plan.copy_rows[0])),)
+    if plan.attention_rows:
+        items += (attention_heatmap_item(table, attention_heatmap_path(table_name), row_of(plan.attention_rows[0]),
+                                         row_of(plan.copy_rows[0])),)
+    items += (loss_curves_item(table, loss_curves_path(table_name), [row_of(e) for e in trained]),)
+    if plan.example_rows:
+        items += (examples_item(table, examples_path(table_name), list(plan.example_rows)),)
     items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)
                    for e in plan.panels)
     return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained]),) if plan.by_type else ())

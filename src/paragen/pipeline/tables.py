@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path,
                                experiment_data, figure_paths,
-                               heatmap_path, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
+                               examples_path, heatmap_paths, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
                                table_outputs)
 from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.papers import Column, PaperTable
@@ -29,6 +29,21 @@ def panel_experiments(config: ParagenConfig, experiments: list[str]) -> tuple[st
     """Trained rows whose log carries 003 Figure 1's metrics (``training.*.log_metrics``): each gets its panels."""
     return tuple(e for e in experiments if e in config.experiments
                  and config.training[config.experiments[e].training].log_metrics)
+
+
+def attention_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
+    """RNNSearch runs on rule data: their decode stage also writes the attention trace, drawn beside CopyNet's
+    copy-mode map (how far attention alone finds the words to repeat)."""
+    return [e for e in experiments if e in config.experiments
+            and config.models[config.experiments[e].model].architecture == "rnnsearch"
+            and isinstance(config.datasets[config.experiments[e].dataset], SyntheticDataset)]
+
+
+def trace_of(config: ParagenConfig, experiment: str) -> str | None:
+    """What the decode stage of ``experiment`` traces on the test split: "copy", "attention" or nothing."""
+    if copy_traced_experiments(config, [experiment]):
+        return "copy"
+    return "attention" if attention_traced_experiments(config, [experiment]) else None
 
 
 def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
@@ -156,6 +171,7 @@ class TablePlan:
     ran: tuple[str, ...]  # experiments and systems that can run, once each, in table order
     trained: tuple[str, ...]  # the trained experiments among them
     copy_rows: tuple[str, ...]  # CopyNet rows on rule data: their decode writes the copy trace (Figure 3)
+    attention_rows: tuple[str, ...]  # RNNSearch rows of such a table: their attention trace is drawn beside it
     panels: tuple[str, ...]  # rows drawn as 003 Figure 1's per-epoch panels
     by_type: bool  # rule data: per-rule-type validation curves
     figures: tuple[str, ...]  # figure_paths(...) of the trained rows (none when nothing is trained)
@@ -184,7 +200,7 @@ class TablePlan:
     @property
     def analysis_figures(self) -> tuple[str, ...]:
         """004's Figure 4 (heat maps) and Figure 2 (odd generation), when the rows they draw can run."""
-        return (((heatmap_path(self.name),) if self.heatmap_rows else ())
+        return ((heatmap_paths(self.name) if self.heatmap_rows else ())
                 + ((oddgen_figure_path(self.name),) if self.oddgen else ()))
 
     @property
@@ -198,8 +214,16 @@ class TablePlan:
         if self.spec.kind == "parameters":
             return self.tables
         return (self.tables + ((comparisons_csv_path(self.name),) if self.comparisons else ()) + (self.provenance,)
-                + self.figures + self.analysis_figures
+                + self.figures + ((examples_path(self.name),) if self.example_rows else ()) + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
+
+    @property
+    def example_rows(self) -> dict[str, str]:
+        """Row label -> experiment or system whose test output the examples table shows: the table's own rows
+        that run (not the closest-epoch or confirmation blocks), when any row was trained."""
+        if not self.figures:
+            return {}
+        return {label: name for label, name in self.spec.rows.items() if name in self.ran}
 
     @property
     def own(self) -> bool:
@@ -324,6 +348,7 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
     trained = config.trained_and_runnable(ran)
     scores = spec.kind == "scores"
     copy_rows = tuple(copy_traced_experiments(config, trained)) if scores else ()
+    attention_rows = tuple(attention_traced_experiments(config, trained)) if copy_rows else ()
     panels = panel_experiments(config, trained) if scores else ()
     by_type = scores and rule_data_rows(config, trained)
     paper = paper_of(config, name)
@@ -334,8 +359,10 @@ def table_plan(config: ParagenConfig, name: str) -> TablePlan:
         name=name, spec=spec, paper=paper,
         rows=({label: _row_plan(config, label, row) for label, row in spec.rows.items()}
               | closest_rows(config, spec) | confirmation_rows(config, spec)) if scores else {},
-        ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, panels=panels, by_type=by_type,
-        figures=figure_paths(name, bool(copy_rows), panels, by_type) if scores and trained else (),
+        ran=tuple(ran), trained=tuple(trained), copy_rows=copy_rows, attention_rows=attention_rows, panels=panels,
+        by_type=by_type,
+        figures=figure_paths(name, bool(copy_rows), panels, by_type, bool(attention_rows)) if scores and trained
+        else (),
         curve=curve_column(config, trained) if scores and trained else None,
         heatmap_rows=heatmap_experiments(config, spec) if scores else (),
         oddgen=scores and oddgen_drawn(config, spec),
@@ -350,7 +377,8 @@ def drawable_figures(config: ParagenConfig, name: str) -> tuple[str, ...]:
     those that exist (a table may come from an earlier run with other settings)."""
     table = config.tables[name]
     rows = list(table.rows.values())
-    analysis = ((heatmap_path(name),) if table.alignment_figure else ()) + \
+    analysis = (heatmap_paths(name) if table.alignment_figure else ()) + \
         ((oddgen_figure_path(name),) if table.oddgen_figure else ())
-    return figure_paths(name, bool(copy_traced_experiments(config, rows)), panel_experiments(config, rows),
-                        rule_data_rows(config, rows)) + analysis
+    copying = bool(copy_traced_experiments(config, rows))
+    return figure_paths(name, copying, panel_experiments(config, rows), rule_data_rows(config, rows),
+                        copying and bool(attention_traced_experiments(config, rows))) + analysis

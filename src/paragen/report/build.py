@@ -12,8 +12,8 @@ from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig,
 from paragen.data.synthetic import tag_column
 from paragen.training.closest_epoch import closest_epoch, mean_rows
 from paragen.training.train_log import read_log
-from paragen.report.figures import (panel_limits, plot_alignment_heatmaps, plot_copy_heatmap, plot_curves,
-                                    plot_odd_generation, plot_training_panels, plot_type_curves)
+from paragen.report.figures import (plot_alignment_heatmaps, plot_attention_heatmap, plot_copy_heatmap, plot_curves,
+                                    plot_loss_curves, plot_odd_generation, plot_training_panels, plot_type_curves)
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
@@ -108,9 +108,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
     logs = {row: [Path(run.train_log or "") for run in plan.rows[row].runs] for row in ran}
     assert plan.curve is not None
     column, label = plan.curve
-    datasets = ", ".join(dict.fromkeys(config.experiments[e].dataset for e in ran.values()))
-    plot_curves(logs, drawn[0], label, f"{label} after each training epoch\n"
-                f"(validation split of {datasets}; the runs behind table {table_name}, not its test scores)", column)
+    plot_curves(logs, drawn[0], label, f"{label[0].upper()}{label[1:]} after each epoch ({table_name})", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
         trace_path = Path(artifacts.copy_trace_path(copying[0]))
@@ -120,24 +118,25 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
         traces = json.loads(trace_path.read_text(encoding="utf-8"))
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
         shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
-        plot_copy_heatmap(shown, drawn[1], f"{row} copy mode on rule type {rule_type}: the first test line whose "
-                          "top-1 output equals the reference and the first whose does not")
+        plot_copy_heatmap(shown, drawn[1], f"{row} copy mode on rule type {rule_type}")
+        if plan.attention_rows:  # beside it, RNNSearch's attention on the same rule type
+            plot_attention_trace(plan, rule_type)
+    plot_loss_curves(logs, artifacts.loss_curves_path(table_name), f"Loss per token after each epoch ({table_name})")
     if by_type:
         plot_type_curves(logs, drawn[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
-                         paper.rows, f"{spec.title}: exact match per rule type on the validation split after each "
-                         "epoch (dashed: the paper's test accuracy)")
+                         paper.rows, f"Validation exact match per rule type ({table_name})")
     design = plan.design_rows()  # one panel per experiment, not again for its confirmation block
-    limits = panel_limits([logs[row][0] for row, exp in design.items() if exp in panels])
     for row, exp in design.items():
         if exp in panels:
             plot_training_panels(logs[row][0], artifacts.training_panels_path(table_name, exp),
-                                 f"{row} ({exp}): per-epoch training log (as 003 Figure 1; validation split of "
-                                 f"{config.dataset_of(exp)})", limits)
+                                 f"{row} ({exp}): training log per epoch")
     analysis = plan.analysis_figures
     if plan.heatmap_rows:
-        plot_heatmaps(table_name, spec)
+        plot_heatmaps(config, table_name, spec)
     if plan.oddgen:
         plot_oddgen(plan)
+    if plan.example_rows:
+        write_examples(config, plan)
     log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(drawn) + len(analysis))
 
 
@@ -220,8 +219,43 @@ def _sentence_count(metrics: dict) -> str:
     return str(metrics["count"])
 
 
-def plot_heatmaps(table_name: str, spec: TableConfig) -> None:
-    """004 Figure 4 from ``paragen align``'s matrices: one row's attention beside another's q_j, per sentence."""
+def plot_attention_trace(plan: TablePlan, rule_type: str) -> None:
+    """RNNSearch's attention along its first correct and first wrong output of ``rule_type`` (its decode's trace)."""
+    experiment = plan.attention_rows[0]
+    trace_path = Path(artifacts.attention_trace_path(experiment))
+    if not trace_path.exists():
+        raise FileNotFoundError(f"{trace_path}: the attention trace is missing; the stage decode_{experiment} "
+                                f"writes it (`snakemake {trace_path}`)")
+    traces = json.loads(trace_path.read_text(encoding="utf-8")).get(rule_type, {})
+    shown = [traces[k] for k in ("correct", "wrong") if traces.get(k)]
+    if not shown:
+        raise ValueError(f"{trace_path}: no traced test line of rule type {rule_type}, which the copy-mode map shows")
+    plot_attention_heatmap(shown, artifacts.attention_heatmap_path(plan.name),
+                           f"{plan.row_of(experiment)} attention on rule type {rule_type}")
+
+
+def write_examples(config: ParagenConfig, plan: TablePlan) -> None:
+    """The examples table: each row's test output on the lines :mod:`paragen.report.examples` chooses."""
+    from paragen.pipeline.report_stages import example_output
+    from paragen.data.corpus import read_lines
+    from paragen.report.examples import examples_markdown, read_example_source
+
+    first = next(iter(plan.example_rows.values()))
+    outputs = {}
+    for label, name in plan.example_rows.items():
+        path = Path(example_output(config, name))
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: the test output of {label} is missing; its decode (or system) stage "
+                                    f"writes it (`snakemake {path}`)")
+        outputs[label] = read_lines(path)
+    split = Path(example_output(config, first)).stem  # the first test split, whose sources the outputs follow
+    data = read_example_source(artifacts.experiment_data(config, first).directory, split)
+    write_text(artifacts.examples_path(plan.name), examples_markdown(plan.spec.title, data, outputs))
+
+
+def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
+    """004 Figure 4 from ``paragen align``'s matrices: one row's attention and another's q_j, same sentences, as
+    two figures, each naming the seed of the run it shows (the row's first run)."""
     figure = spec.alignment_figure
     assert figure is not None
     names = (figure.attention, figure.source_prediction)
@@ -229,12 +263,8 @@ def plot_heatmaps(table_name: str, spec: TableConfig) -> None:
                 for n in names]
     chosen = [{e["line"]: e for e in m["sentences"]} for m in matrices]
     examples = [[c[line] for line in figure.sentences] for c in chosen]
-    plot_alignment_heatmaps(examples[0], examples[1], names, artifacts.heatmap_path(table_name),
-                            f"{spec.title}: line{'s' if len(figure.sentences) > 1 else ''} "
-                            f"{', '.join(map(str, figure.sentences))} of {figure.split}, teacher-"
-                            "forced on the gold target (as 004 §6.2). Rows: target tokens, [in brackets] the source "
-                            "token attention weights most (a) or the word q_j ranks first over the vocabulary (b)"
-                            + ("; rings: gold links." if examples[0][0].get("gold") else "."))
+    seeds = tuple(config.training_of(spec.rows[n]).seed for n in names)
+    plot_alignment_heatmaps(examples[0], examples[1], names, seeds, artifacts.heatmap_paths(table_name))
 
 
 def plot_oddgen(plan: TablePlan) -> None:
@@ -250,7 +280,7 @@ def plot_oddgen(plan: TablePlan) -> None:
             counts.setdefault(row, []).append(scored["oddgen"]["score"])
     sentences = next(iter(counts.values()))[0]["sentences"]
     plot_odd_generation(counts, artifacts.oddgen_figure_path(table_name),
-                        f"{spec.title}\nodd generation on {figure.split} ({sentences:,} sentences; 004 §6.1): fewer is better")
+                        f"Odd generation on {figure.split} ({sentences:,} sentences; fewer is better)")
 
 
 def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:

@@ -11,16 +11,20 @@ import csv
 import io
 import statistics
 from pathlib import Path
+from typing import Any
 
 from paragen import artifacts
 from paragen.artifacts import sweep_outputs
-from paragen.atomic import atomic_path, write_text
+from paragen.atomic import write_text
 from paragen.progress import progress_bar
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.scoring.evaluation import restores_bpe, skip_runs
 from paragen.scoring.files import headline
 
-METRIC_LABELS = {"sari": "SARI", "bleu": "BLEU", "rouge": "ROUGE"}
+METRIC_LABELS = {"sari": "SARI", "bleu": "BLEU", "rouge": "ROUGE", "sari_003": "SARI (003's protocol)",
+                 "bleu_003": "BLEU (003's protocol)"}
+PROTOCOL_SUFFIX = "_003"
+"""Columns scored under 003's protocol (:mod:`paragen.simplification.report_protocol`) end with this."""
 
 
 def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[float, dict[str, list[float]]]:
@@ -34,8 +38,13 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
     directory = artifacts.experiment_data(config, name).directory
     results: dict[float, dict[str, list[float]]] = {}
     points = [(p, spec.seed + k) for p in spec.sweep for k in range(spec.seeds)]
+    protocol = None
+    if dataset.evaluation.report_protocol:  # the Turk files as distributed, read once for every output
+        from paragen.simplification.report_protocol import read_turk_test
+
+        protocol = read_turk_test()
     runs = skip_runs(dataset.evaluation, directory, progress_bar(points, enabled=not quiet, desc=f"{name} sweep", unit="output"),
-                     restores_bpe(dataset))
+                     restores_bpe(dataset), protocol)
     for (p, _), run in zip(points, runs):
         scores = headline(run)
         for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
@@ -43,6 +52,8 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
             for part, number in (value.items() if isinstance(value, dict) else [(metric, value)]):
                 column = part if part == metric else f"{metric}_{part}"
                 results.setdefault(p, {}).setdefault(column, []).append(float(number))
+        for metric in ("sari", "bleu") if protocol is not None else ():
+            results[p].setdefault(metric + PROTOCOL_SUFFIX, []).append(float(run["report_protocol"][metric]["score"]))
     return results
 
 
@@ -85,30 +96,84 @@ def to_markdown(name: str, results: dict[float, dict[str, list[float]]], first_s
     for p, scores in results.items():
         cells = [f"{_mean_sd(scores[m])[0]:.2f} ± {_mean_sd(scores[m])[1]:.2f}" for m in metrics]
         lines.append("| " + " | ".join([f"{p:g}", *cells]) + " |")
+    lines += ["", TREND_HEADING + " " + trend_text(results)]
     return "\n".join(lines) + "\n"
 
 
-def plot_sweep(name: str, results: dict[float, dict[str, list[float]]], path: str) -> None:
-    import matplotlib
+TREND_HEADING = "Against 003 §4.3.1 (\"scores increase as p decreases\"):"
+"""Starts the generated sentence of the sweep's markdown that the report index quotes under its figure."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def trend(results: dict[float, dict[str, list[float]]], metric: str) -> str:
+    """Whether ``metric``'s mean rises at every step as p falls (003 §4.3.1's statement), or where it stops."""
+    ordered = sorted(results, reverse=True)  # highest p first: the direction the statement reads
+    means = [_mean_sd(results[p][metric])[0] for p in ordered]
+    label = METRIC_LABELS.get(metric, metric)
+    if all(later > earlier for earlier, later in zip(means, means[1:])):
+        return f"{label} rises at every step as p falls from {ordered[0]:g} to {ordered[-1]:g} (agrees)"
+    peak = max(range(len(means)), key=means.__getitem__)
+    if peak == len(means) - 1:
+        return f"{label} is highest at the lowest p ({ordered[-1]:g}) but does not rise at every step (agrees overall)"
+    return (f"{label} peaks at p = {ordered[peak]:g} ({means[peak]:.2f}) and falls below it, to {means[-1]:.2f} at "
+            f"p = {ordered[-1]:g} (disagrees for p < {ordered[peak]:g})")
+
+
+def trend_text(results: dict[float, dict[str, list[float]]]) -> str:
+    """One sentence per metric column, generated from the sweep (never typed)."""
+    return "; ".join(trend(results, metric) for metric in next(iter(results.values()))) + "."
+
+
+def paper_point(config: ParagenConfig, name: str) -> tuple[float, dict[str, float]] | None:
+    """(p, metric -> published number) of the skip row as a table of params.yaml shows it (003 Table 1's skip at
+    p = 0.5), or None when no table publishes a number for it."""
+    from paragen.config.papers import PaperTable
+
+    for table in config.tables.values():
+        label = next((k for k, v in table.rows.items() if v == name), None)
+        if label is not None and table.kind == "scores":
+            published = PaperTable.load(table.paper).rows.get(label)
+            if published:
+                return config.systems[name].probability, published
+    return None
+
+
+def sweep_figure(name: str, results: dict[float, dict[str, list[float]]],
+                 published: tuple[float, dict[str, float]] | None) -> Any:
+    """SARI and BLEU on their own panels, mean ± sd over seeds per p, the standard scoring solid and 003's protocol
+    dashed where the sweep has it; the published number of the row marked with a star at its p."""
+    from paragen import figure_style as style
 
     probabilities = list(results)
-    metrics = list(results[probabilities[0]])
-    figure, axis = plt.subplots(figsize=(6, 4))
-    for metric in metrics:
-        means, sds = zip(*(_mean_sd(results[p][metric]) for p in probabilities))
-        axis.errorbar(probabilities, means, yerr=sds, marker="o", capsize=3, label=METRIC_LABELS.get(metric, metric))
-    axis.set_xlabel("drop probability p (each word dropped independently)")
-    axis.set_ylabel("score on the test set")
-    axis.set_title(f"Skip baseline ({name}): mean ± sd over {len(results[probabilities[0]][metrics[0]])} seeds")
-    axis.legend()
-    axis.grid(alpha=0.3)
-    figure.tight_layout()
-    with atomic_path(path) as tmp:
-        figure.savefig(tmp, format="png", dpi=120)
-    plt.close(figure)
+    columns = list(results[probabilities[0]])
+    bases = [m for m in columns if not m.endswith(PROTOCOL_SUFFIX)]
+    fig, axes = style.panel_grid(len(bases), panel_height=2.8, extra=0.9)
+    for ax, metric in zip(axes, bases):
+        shown = []
+        for index, column in enumerate(c for c in (metric, metric + PROTOCOL_SUFFIX) if c in columns):
+            means, sds = zip(*(_mean_sd(results[p][column]) for p in probabilities))
+            shown += [m + s for m, s in zip(means, sds)] + [m - s for m, s in zip(means, sds)]
+            ax.errorbar(probabilities, means, yerr=sds, capsize=3, markersize=4,
+                        label="standard scoring" if column == metric else "003's protocol", **style.row_style(index))
+        if published and metric in published[1]:
+            value = published[1][metric]
+            shown.append(value)
+            ax.plot([published[0]], [value], linestyle="none", marker="*", markersize=12, color="black",
+                    label=f"003 Table 1 (p = {published[0]:g})")
+        ax.set_ylim(*style.panel_limits([shown]))
+        ax.set_title(METRIC_LABELS.get(metric, metric))
+        ax.set_xlabel("drop probability p")
+    axes[0].set_ylabel("score on the test set")
+    seeds = len(results[probabilities[0]][columns[0]])
+    fig.suptitle(style.one_line(f"Skip baseline ({name}): mean ± sd over {seeds} seeds per p"))
+    style.legend_below(fig, axes, columns=3)
+    return fig
+
+
+def plot_sweep(name: str, results: dict[float, dict[str, list[float]]], path: str,
+               published: tuple[float, dict[str, float]] | None = None) -> None:
+    from paragen.figure_style import save
+
+    save(sweep_figure(name, results, published), path)
 
 
 def write_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[float, dict[str, list[float]]]:
@@ -116,5 +181,5 @@ def write_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[f
     md, csv_path, png = sweep_outputs(name)
     write_text(md, to_markdown(name, results, config.systems[name].seed))
     write_text(csv_path, to_csv(results))
-    plot_sweep(name, results, png)
+    plot_sweep(name, results, png, paper_point(config, name))
     return results
