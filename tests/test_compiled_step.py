@@ -103,3 +103,22 @@ def test_validation_and_copies_run_the_eager_step(monkeypatch):
     assert not calls
     duplicate = copy.deepcopy(model)
     assert duplicate.compiled_step is None and model.compiled_step is not None
+
+
+def test_a_new_trainings_watch_replaces_the_last_one_in_dynamos_callbacks():
+    """dynamo's callbacks are process-wide: a second training in one process (tests, a sweep) must not leave the
+    first watch counting its compilations too."""
+    from types import SimpleNamespace
+
+    from torch._dynamo.callback import callback_handler
+
+    from paragen.training.compiled import watch_compiles
+
+    first = watch_compiles()
+    second = watch_compiles()
+    starts = list(callback_handler.start_callbacks)
+    assert second.start in starts and first.start not in starts
+    assert first.end not in list(callback_handler.end_callbacks)
+    second.start(SimpleNamespace(compile_id="0/0"))
+    second.end(SimpleNamespace(compile_id="0/0"))
+    assert (first.count, second.count) == (0, 1)

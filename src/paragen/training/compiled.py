@@ -40,13 +40,22 @@ class CompileWatch:
             self.seconds += time.perf_counter() - began
 
 
+_ACTIVE: list[CompileWatch] = []
+"""The watch registered now: dynamo's callbacks are process-wide, so a new training's watch replaces the last."""
+
+
 def watch_compiles() -> CompileWatch:
-    """A :class:`CompileWatch` registered with dynamo's callbacks (process-wide, for the process's one training)."""
+    """A :class:`CompileWatch` registered with dynamo's callbacks, replacing the one a previous training of this
+    process registered (whose callbacks would otherwise go on counting every later compilation too)."""
     from torch._dynamo.callback import callback_handler
 
+    for old in _ACTIVE:
+        callback_handler.remove_start_callback(old.start)
+        callback_handler.remove_end_callback(old.end)
     watch = CompileWatch()
     callback_handler.register_start_callback(watch.start)
     callback_handler.register_end_callback(watch.end)
+    _ACTIVE[:] = [watch]
     return watch
 
 
