@@ -57,6 +57,14 @@ def _check_common_rules(fig) -> None:
             assert width <= ax.get_window_extent(renderer).width * 1.1, ax.get_title()
 
 
+def _legend_below_the_panels(fig) -> None:
+    """The figure's legend lies under every panel: it covers no data."""
+    renderer = fig.canvas.get_renderer()
+    (legend,) = fig.legends
+    lowest = min(ax.get_window_extent(renderer).y0 for ax in fig.axes if ax.get_visible())
+    assert legend.get_window_extent(renderer).y1 <= lowest
+
+
 def _integer_epoch_ticks(ax) -> None:
     low, high = ax.get_xlim()
     shown = [t for t in ax.get_xticks() if low <= t <= high]
@@ -108,9 +116,33 @@ def test_curves_draw_each_seed_thin_the_mean_bold_and_a_collapsed_seed_stays_vis
     low, high = ax.get_ylim()
     assert low < 13.0 and high > 42.0  # the collapsed seed is inside the panel
     _integer_epoch_ticks(ax)
+    _legend_below_the_panels(fig)
 
 
-def test_more_than_two_seeded_rows_get_a_panel_each_on_one_shared_range(tmp_path):
+def test_a_diverged_row_with_seeds_is_clipped_seed_by_seed(tmp_path):
+    logs = {"a": [_loss_log(tmp_path / "a.csv", [5.0, 4.0], [1, 2])],
+            "b": [_loss_log(tmp_path / "b.csv", [6.0, 3.0], [1, 2])],
+            "c": [_loss_log(tmp_path / f"c{k}.csv", [8.0, peak], [1, 2]) for k, peak in ((1, 100.0), (2, 200.0))]}
+    curves, _ = figure_curves.row_curves(logs, "train_loss")  # drawn on one panel, as type curves draw rows
+    fig, (train,) = style.panel_grid(1)
+    figure_curves.draw_rows(train, curves)
+    assert train.get_ylim() == pytest.approx((3.0 - 0.15, 6.0 + 0.15))
+    thin = [line for line in train.lines if line.get_linewidth() == 0.8]
+    assert [list(line.get_ydata()) for line in thin] == [[6.15, 6.15], [6.15, 6.15]]  # both seeds, clipped at the top
+    assert [t.get_text() for t in train.texts] == ["peak 150"]  # the mean's peak, written once
+
+
+def test_a_saved_figure_is_exactly_the_page_width(tmp_path):
+    import struct
+
+    fig, _ = style.panel_grid(2)
+    fig.legend([], [])
+    style.save(fig, tmp_path / "f.png")
+    header = (tmp_path / "f.png").read_bytes()[:24]
+    assert struct.unpack(">II", header[16:24])[0] == style.PAGE_WIDTH_IN * style.DPI  # 1,300 px: no cropping
+
+
+def test_more_than_two_seeded_rows_get_a_panel_each_on_its_own_range(tmp_path):
     logs = {name: [_loss_log(tmp_path / f"{name[0]}{k}.csv", [3.0, 2.0], [10.0 * k, v]) for k in (1, 2)]
             for name, v in (("A", 20.0), ("B", 60.0), ("C", 5.0),
                             ("EncDec+sGate+SPM (confirmation seeds 4–6)", 5.0))}
@@ -119,8 +151,9 @@ def test_more_than_two_seeded_rows_get_a_panel_each_on_one_shared_range(tmp_path
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in panels] == ["A (2 seeds)", "B (2 seeds)", "C (2 seeds)",
                                                  "EncDec+sGate+SPM (confirmation\nseeds 4–6)"]  # wrapped, not overrun
-    for ax in panels:  # values 5..60 over all rows (10, 20 / 20, 20 / 10, 60 / 20, 60 / 10, 5 / 20, 5), padded 5 %
-        assert ax.get_ylim() == pytest.approx((5.0 - 2.75, 60.0 + 2.75))
+    # each row's own seeds: A 10..20 (pad 0.5), B 10..60 (pad 2.5), C 5..20 (pad 0.75)
+    assert [ax.get_ylim() for ax in panels[:3]] == [pytest.approx((9.5, 20.5)), pytest.approx((7.5, 62.5)),
+                                                    pytest.approx((4.25, 20.75))]
     bold = [max(ax.lines, key=lambda line: line.get_linewidth()) for ax in panels]
     assert [b.get_color() for b in bold] == [style.colour(k) for k in range(4)]
 
@@ -136,6 +169,7 @@ def test_loss_curves_clip_a_diverged_run_with_a_marker_instead_of_squashing_the_
     labels = [line.get_label() for line in train.lines]
     assert "critic sum (off scale: ▲)" in labels
     assert [t.get_text() for t in train.texts] == ["peak 220"]
+    _legend_below_the_panels(fig)
     markers = [line for line in train.lines if line.get_marker() == "^" and line.get_linestyle() == "None"]
     assert [len(m.get_xdata()) for m in markers] == [4]  # 8, 50, 220 and 210 all lie above the top edge 6.15
     _integer_epoch_ticks(train)
@@ -177,6 +211,10 @@ def test_odd_generation_bars_show_each_seed_as_a_dot(tmp_path):
     _check_common_rules(fig)
     dots = [line for line in fig.axes[0].lines if line.get_marker() == "o"]
     assert sorted(y for d in dots for y in d.get_ydata()) == [4, 4, 5, 10, 14, 40]  # EncDec's three seeds, twice
+    # labels: EncDec's mean 21.3 (10, 14, 40) above its highest seed (40 > 21.3 + sd 16.6), SPM's 10 above its bar
+    labels = {t.get_text(): t.xy[1] for t in fig.axes[0].texts}
+    assert labels["21.3"] == 40 and labels["10"] == 10
+    _legend_below_the_panels(fig)
 
 
 def _alignment_example(line: int) -> dict:

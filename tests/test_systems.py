@@ -195,6 +195,10 @@ def test_the_sweep_says_where_it_agrees_with_the_reports_trend():
                0.9: {"sari": [18.0, 18.0], "bleu": [1.0, 1.0]}}
     assert trend_text(results) == ("SARI peaks at p = 0.5 (27.00) and falls below it, to 22.00 at p = 0 (disagrees "
                                    "for p < 0.5); BLEU rises at every step as p falls from 0.9 to 0 (agrees).")
+    # highest at the lowest p but not rising at every step: 18, 27, 26, 28 at p = 0.9, 0.5, 0.3, 0
+    results = {p: {"sari": [v]} for p, v in ((0.0, 28.0), (0.3, 26.0), (0.5, 27.0), (0.9, 18.0))}
+    assert trend_text(results) == ("SARI is highest at the lowest p (0) but does not rise at every step (agrees "
+                                   "overall).")
 
 
 def test_the_sweep_figure_puts_each_metric_on_its_own_axes_and_marks_the_reports_point():
@@ -209,6 +213,8 @@ def test_the_sweep_figure_puts_each_metric_on_its_own_axes_and_marks_the_reports
     assert fig.get_size_inches()[0] == figure_style.PAGE_WIDTH_IN
     stars = [line for line in sari.lines if line.get_marker() == "*"]
     assert [(list(s.get_xdata()), list(s.get_ydata())) for s in stars] == [([0.5], [21.62])]
+    stars = [line for line in bleu.lines if line.get_marker() == "*"]
+    assert [(list(s.get_xdata()), list(s.get_ydata())) for s in stars] == [([0.5], [8.97])]
     labels = {t.get_text() for t in fig.legends[0].get_texts()}
     assert {"standard scoring", "003's protocol", "003 Table 1 (p = 0.5)"} <= labels
     low, high = bleu.get_ylim()

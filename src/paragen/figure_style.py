@@ -8,7 +8,8 @@ The rules (checked on small synthetic logs by tests/test_figure_style.py):
   :data:`MIN_PANEL_IN` wide;
 * epoch axes tick at whole epochs only (:func:`integer_epochs`);
 * each panel's y-range is its own data's (:func:`panel_limits`), and a run that diverges far above the others
-  is clipped at the top with a marker and its peak named in the legend, never squashing the other lines;
+  is clipped at the top, each clipped point marked with a triangle and the peak written beside them, never
+  squashing the other lines;
 * several seeds of one row: each seed thin, the mean bold (:func:`seed_lines`), so one collapsed seed shows;
 * titles are one line (:func:`one_line`); the detail goes to the caption of the report (REPORT.md and
   ``snakemake --report``).
@@ -44,7 +45,9 @@ OFF_SCALE_FACTOR = 3.0
 RC = {"font.size": MIN_FONT_PT, "axes.titlesize": MIN_FONT_PT + 1, "axes.labelsize": MIN_FONT_PT,
       "xtick.labelsize": MIN_FONT_PT, "ytick.labelsize": MIN_FONT_PT, "legend.fontsize": MIN_FONT_PT,
       "figure.titlesize": MIN_FONT_PT + 1, "axes.grid": True, "grid.alpha": 0.3, "legend.frameon": False}
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+MARKERS = ("o", "s", "D", "v", "P", "X", "*", "h")
+CLIP_MARKER = "^"
+"""Marks a point drawn at the top edge because its value lies above the panel; no row uses it."""
 LINESTYLES = ("-", "--", "-.", ":")
 """Rows differ in marker and dash as well as colour, so that lines lying on one another stay distinguishable."""
 
@@ -148,19 +151,20 @@ def panel_limits(series: Sequence[Sequence[float]], marks: Sequence[float] = (),
     return low - pad, high + pad
 
 
-def plot_clipped(ax: Any, x: Sequence[float], y: Sequence[float], top: float, label: str,
+def plot_clipped(ax: Any, x: Sequence[float], y: Sequence[float], top: float, label: str | None,
                  **style: Any) -> None:
     """A line that runs off the top of its panel: drawn up to ``top``, each clipped point marked with a
     triangle at the edge, its peak written in the panel beside the first clipped point, and the legend saying it
     is off scale (the same entry in every panel)."""
     peak = max(_finite(y))
-    ax.plot(x, [min(v, top) for v in y], label=f"{label} (off scale: ▲)", **style)
+    ax.plot(x, [min(v, top) for v in y], label=None if label is None else f"{label} (off scale: ▲)", **style)
     over = [(a, top) for a, v in zip(x, y) if v > top]
     if over:
-        ax.plot([a for a, _ in over], [b for _, b in over], linestyle="none", marker="^", markersize=7,
+        ax.plot([a for a, _ in over], [b for _, b in over], linestyle="none", marker=CLIP_MARKER, markersize=7,
                 color=style.get("color"), clip_on=False)
-        ax.annotate(f"peak {peak:.3g}", (over[0][0], top), xytext=(4, -4), textcoords="offset points",
-                    ha="left", va="top", color=style.get("color"))
+        if label is not None:  # once per row (its seeds' thin lines are clipped silently beside it)
+            ax.annotate(f"peak {peak:.3g}", (over[0][0], top), xytext=(4, -4), textcoords="offset points",
+                        ha="left", va="top", color=style.get("color"))
 
 
 def seed_lines(ax: Any, x_per_seed: Sequence[Sequence[float]], y_per_seed: Sequence[Sequence[float]],

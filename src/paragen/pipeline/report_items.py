@@ -58,9 +58,10 @@ def table_items(table: TableConfig, paths: tuple[str, ...], metric: str, publish
         _sentence(table.note))))) for path in paths)
 
 
-SEEDS_NOTE = " A row trained from several seeds draws each seed thin and their mean bold (up to the last epoch every seed reached)."
-OFF_SCALE_NOTE = (" A line whose peak is more than three times every other line's is clipped at the top edge, each "
-                  "clipped point marked with a triangle, its peak named in the legend.")
+SEEDS_NOTE = (" A row trained from several seeds draws each seed thin and their mean bold (up to the last epoch "
+              "every seed reached); with more than two such rows, each row has its own panel and y-range.")
+OFF_SCALE_NOTE = (" A line whose peak is more than three times every other line's in its panel is clipped at the top "
+                  "edge, each clipped point marked with a triangle and its peak written beside them.")
 
 
 def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str], datasets: list[str]) -> ReportItem:
@@ -70,11 +71,15 @@ def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str]
         "they are not the table's test scores." + SEEDS_NOTE))
 
 
-def loss_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
+def loss_curves_item(table: TableConfig, path: str, rows: list[str], spm_rows: list[str]) -> ReportItem:
+    spm = (f" The rows with source-side prediction ({', '.join(spm_rows)}) count their loss over the target "
+           "continued with <tpad> to the source length (004 Eq. 9), whose easy <tpad> positions count as tokens: "
+           "their loss is not on the other rows' scale." if spm_rows else "")
     return ReportItem(path, study_category(table), table.title, (
-        f"{_sentence(table.title)} Loss per target token after each training epoch: (left) on the training "
-        f"batches, averaged over the epoch, (right) on the validation split; one line per trained row "
-        f"({', '.join(rows)})." + SEEDS_NOTE + OFF_SCALE_NOTE))
+        f"{_sentence(table.title)} Loss per target token after each training epoch: on the training batches, "
+        f"averaged over the epoch, and on the validation split (two panels; with one panel per row, training "
+        f"solid and validation dashed); one line per trained row ({', '.join(rows)})." + SEEDS_NOTE
+        + OFF_SCALE_NOTE + spm))
 
 
 def examples_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
@@ -87,7 +92,8 @@ def examples_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
 def type_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Exact match on the validation split after each training epoch, one panel per "
-        f"rule type, one line per trained row ({', '.join(rows)}); dashed: the paper's test accuracy of the row. "
+        f"rule type, one line per trained row ({', '.join(rows)}); the wide pale level in a row's colour: the "
+        "paper's test accuracy of the row. "
         "Each panel has its own y-range. The caption of the table names, per row, the epoch whose five accuracies "
         "come closest to the paper's." + SEEDS_NOTE))
 

@@ -73,13 +73,15 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     figures = plan.figures
     datasets = list(dict.fromkeys(config.experiments[e].dataset for e in trained))
     assert plan.curve is not None
-    items += (valid_curves_item(table, figures[0], plan.curve[1], [row_of(e) for e in trained], datasets),)
+    drawn = list(plan.trained_rows())  # the curves' rows: confirmation blocks included
+    items += (valid_curves_item(table, figures[0], plan.curve[1], drawn, datasets),)
     if plan.copy_rows:
         items += (copy_heatmap_item(table, figures[1], row_of(plan.copy_rows[0])),)
     if plan.attention_rows:
         items += (attention_heatmap_item(table, attention_heatmap_path(table_name), row_of(plan.attention_rows[0]),
                                          row_of(plan.copy_rows[0])),)
-    items += (loss_curves_item(table, loss_curves_path(table_name), [row_of(e) for e in trained]),)
+    spm = [row_of(e) for e in trained if config.models[config.experiments[e].model].source_prediction is not None]
+    items += (loss_curves_item(table, loss_curves_path(table_name), drawn, spm),)
     if plan.example_rows:
         items += (examples_item(table, examples_path(table_name), list(plan.example_rows)),)
     items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)

@@ -22,17 +22,23 @@ def odd_generation_figure(counts: dict[str, list[dict[str, int]]], title: str) -
     x = np.arange(len(ODD_KINDS))
     width = 0.8 / max(len(systems), 1)
     fig, (ax,) = style.panel_grid(1, panel_height=3.6, extra=0.9)
+    highest = 0.0
     for i, system in enumerate(systems):
         stats = [mean_sd([float(run[key]) for run in counts[system]]) for key, _ in ODD_KINDS]
         runs = len(counts[system])
         centre = x + (i - (len(systems) - 1) / 2) * width
-        bars = ax.bar(centre, [m for m, _ in stats], width, yerr=[sd or 0.0 for _, sd in stats] if runs > 1 else None,
+        ax.bar(centre, [m for m, _ in stats], width, yerr=[sd or 0.0 for _, sd in stats] if runs > 1 else None,
                       capsize=3, color=style.colour(i), label=system + (f" (mean ± sd of {runs} seeds)" if runs > 1 else ""))
-        if runs > 1:
-            for k, (key, _) in enumerate(ODD_KINDS):
-                ax.plot([centre[k]] * runs, [run[key] for run in counts[system]], linestyle="none", marker="o",
-                        markersize=3, color="black", alpha=0.6)
-        ax.bar_label(bars, fmt="%.1f" if runs > 1 else "%d", padding=2)
+        for k, (key, _) in enumerate(ODD_KINDS):
+            seeds = [run[key] for run in counts[system]]
+            if runs > 1:
+                ax.plot([centre[k]] * runs, seeds, linestyle="none", marker="o", markersize=3, color="black",
+                        alpha=0.6)
+            top = max([stats[k][0] + (stats[k][1] or 0.0), *seeds])  # above the error bar and every seed's dot
+            highest = max(highest, top)
+            ax.annotate(f"{stats[k][0]:.1f}" if runs > 1 else f"{stats[k][0]:.0f}", (centre[k], top),
+                        xytext=(0, 3), textcoords="offset points", ha="center", va="bottom")
+    ax.set_ylim(0, highest * 1.12 or 1.0)  # room for the labels above the highest bar
     ax.set_xticks(x, [label for _, label in ODD_KINDS])
     ax.set_ylabel("number of sentences")
     ax.grid(axis="x", visible=False)

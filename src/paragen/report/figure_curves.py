@@ -76,14 +76,17 @@ def draw_rows(ax: Any, curves: list[RowCurve], marks: dict[int, float] | None = 
     for index, curve in enumerate(curves):
         look = first + index
         if index in clipped:
+            if len(curve.seeds) > 1:  # each seed clipped too, so a diverged seed shows
+                for x, y in curve.seeds:
+                    style.plot_clipped(ax, x, y, high, None, color=style.colour(look), linewidth=0.8, alpha=0.45)
             style.plot_clipped(ax, *curve.mean, high, curve.label, linewidth=2.0, **style.row_style(look))
         elif len(curve.seeds) > 1:
             style.seed_lines(ax, [x for x, _ in curve.seeds], [y for _, y in curve.seeds], *curve.mean, curve.label,
                              look)
         else:
             ax.plot(*curve.mean, markersize=4, label=curve.label, **style.row_style(look))
-        if index in marks:
-            ax.axhline(marks[index], color=style.colour(look), linestyle="--", linewidth=1)
+        if index in marks:  # a wide pale level, unlike any row's line
+            ax.axhline(marks[index], color=style.colour(look), linestyle="-", linewidth=4, alpha=0.25)
     ax.set_ylim(low, high)
     style.integer_epochs(ax)
 
@@ -98,23 +101,32 @@ SMALL_MULTIPLES = 2
 crowded panel."""
 
 
+def small_multiples(curves: list[RowCurve], metric_label: str, dashed: list[RowCurve] | None = None) -> tuple[Any, list]:
+    """One panel per row, each on its own y-range, one epoch axis for all; ``dashed``: a second curve per row
+    drawn dashed in the same panel (validation beside training loss)."""
+    fig, axes = style.panel_grid(len(curves), panel_height=2.0, extra=0.5)
+    last = max(x for c in curves + (dashed or []) for xs, _ in c.seeds for x in xs)
+    for index, (ax, curve) in enumerate(zip(axes, curves)):
+        draw_rows(ax, [curve], first=index)
+        if dashed:
+            other = dashed[index]
+            ax.plot(*other.mean, color=style.colour(index), linestyle="--", linewidth=1.5)
+            ax.set_ylim(*style.panel_limits([curve.values, other.values]))
+        ax.set_xlim(0.5, last + 0.5)
+        ax.set_title(style.panel_title(curve.row if "seed" in curve.row else curve.label))
+    for ax in axes[::style.max_columns()]:
+        ax.set_ylabel(metric_label)
+    return fig, axes
+
+
 def curves_figure(logs: dict[str, list[Path]], metric_label: str, title: str,
                   column: str = "valid_metric") -> Any:
     """A validation metric (``column`` of train_log.csv) per epoch, one line per row; a row with several seeds
-    draws each seed thin and their mean bold, and with more than two such rows each row gets its own panel (the
-    panels share one y-range: they show the same metric). Rows without a log are counted in the title."""
+    draws each seed thin and their mean bold, and with more than two such rows each row gets its own panel
+    (:func:`small_multiples`). Rows without a log are counted in the title."""
     curves, missing = row_curves(logs, column)
     if len(curves) > SMALL_MULTIPLES and any(len(c.seeds) > 1 for c in curves):
-        fig, axes = style.panel_grid(len(curves), panel_height=2.0, extra=0.5)
-        low, high = style.panel_limits([c.values for c in curves])
-        last = max(x for c in curves for xs, _ in c.seeds for x in xs)
-        for index, (ax, curve) in enumerate(zip(axes, curves)):
-            draw_rows(ax, [curve], first=index)
-            ax.set_ylim(low, high)
-            ax.set_xlim(0.5, last + 0.5)  # one epoch axis for every panel
-            ax.set_title(style.panel_title(curve.row if "seed" in curve.row else curve.label))
-        for ax in axes[::style.max_columns()]:
-            ax.set_ylabel(metric_label)
+        fig, axes = small_multiples(curves, metric_label)
     else:
         fig, axes = style.panel_grid(1, panel_height=3.4, extra=0.8)
         draw_rows(axes[0], curves)
@@ -126,9 +138,15 @@ def curves_figure(logs: dict[str, list[Path]], metric_label: str, title: str,
 
 def loss_figure(logs: dict[str, list[Path]], title: str) -> Any:
     """Training and validation loss per token per epoch, one panel each, one line per row (several seeds: thin
-    lines and a bold mean; a diverged row clipped and its peak named)."""
+    lines and a bold mean; a diverged row clipped and its peak written beside it); with more than two rows of
+    several seeds, one panel per row instead: training loss solid (each seed thin, the mean bold), validation
+    loss's mean dashed."""
+    train, missing = row_curves(logs, "train_loss")
+    if len(train) > SMALL_MULTIPLES and any(len(c.seeds) > 1 for c in train):
+        fig, _ = small_multiples(train, "loss per token", row_curves(logs, "valid_loss")[0])
+        fig.suptitle(style.one_line(title + _not_run(missing)))
+        return fig
     fig, axes = style.panel_grid(2, panel_height=2.8, extra=0.9)
-    missing: list[str] = []
     for ax, (column, label) in zip(axes, (("train_loss", "training loss (per token)"),
                                           ("valid_loss", "validation loss (per token)"))):
         curves, missing = row_curves(logs, column)
@@ -143,15 +161,21 @@ def type_curves_figure(logs: dict[str, list[Path]], columns: dict[str, tuple[str
                        paper: dict[str, dict[str, float]], title: str) -> Any:
     """Per-rule-type validation exact match per epoch: one panel per type (``columns``: key -> (log column, panel
     title)) in a two-column grid, one line per row (each seed thin and the mean bold where it has several), the
-    paper's value of the row dashed in its colour. Each panel its own y-range."""
+    paper's value of the row a wide pale level in its colour. Each panel its own y-range."""
     fig, axes = style.panel_grid(len(columns), panel_height=2.2, extra=1.0)
     labels = list(logs)
+    marked = False
     for ax, (key, (column, name)) in zip(axes, columns.items()):
         curves, _ = row_curves(logs, column)
         drawn = {c.row: i for i, c in enumerate(curves)}
-        draw_rows(ax, curves, {drawn[r]: paper[r][key] for r in labels if r in drawn and key in paper.get(r, {})})
+        marks = {drawn[r]: paper[r][key] for r in labels if r in drawn and key in paper.get(r, {})}
+        draw_rows(ax, curves, marks)
+        marked = marked or bool(marks)
         ax.set_title(name)
-    axes[0].set_ylabel("exact match (%)")
+    for ax in axes[::style.max_columns()]:
+        ax.set_ylabel("exact match (%)")
+    if marked:  # a legend entry for the levels, in neutral grey
+        axes[0].plot([], [], color="grey", linewidth=4, alpha=0.25, label="the paper's test accuracy of the row")
     fig.suptitle(style.one_line(title))
     style.legend_below(fig, axes, columns=2)
     return fig

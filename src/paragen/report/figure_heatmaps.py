@@ -147,6 +147,8 @@ def alignment_figure(examples: list[dict[str, Any]], kind: str, row: str, seed: 
 
 def check_same_sentences(attention: list[dict[str, Any]], prediction: list[dict[str, Any]]) -> None:
     """The two figures of a table must show the same sentences, in the same order."""
+    if len(attention) != len(prediction):
+        raise ValueError(f"heat maps: {len(attention)} sentences of attention but {len(prediction)} of prediction")
     for att, spm in zip(attention, prediction):
         if att["line"] != spm["line"] or att["source"] != spm["source"]:
             raise ValueError(f"heat maps: the two models' matrices are of different sentences (lines {att['line']} "

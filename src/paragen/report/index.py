@@ -22,6 +22,20 @@ def _figure(path: str, caption: str) -> list[str]:
     return [f"![{Path(path).stem}]({_relative(path)})", "", f"*{caption}*", ""]
 
 
+def _older_style(path: str) -> str:
+    """A note for a figure not drawn at the current page width (read from the PNG header): an earlier run's,
+    whose caption describes the figure as the current code would draw it."""
+    import struct
+
+    from paragen.figure_style import DPI, PAGE_WIDTH_IN
+
+    with open(path, "rb") as handle:
+        width = struct.unpack(">I", handle.read(24)[16:20])[0]  # IHDR width
+    return "" if width == round(PAGE_WIDTH_IN * DPI) else (
+        " (This figure was drawn by an earlier version of the report and not redrawn since: its runs are not at "
+        "hand. The caption describes the current figure; the file may lack what it names.)")
+
+
 def _sweep_trend(markdown: str) -> str:
     """The sweep table's generated sentence on 003 §4.3.1's trend, quoted in the figure's caption."""
     from paragen.simplification.skip_sweep import TREND_HEADING
@@ -65,7 +79,9 @@ def render_index(config: ParagenConfig) -> str:
         captions = {item.path: item.caption for item in table_report_items(every_dataset, table_plan(every_dataset, name))}
         for figure in drawable_figures(config, name):
             if Path(figure).exists():
-                lines += _figure(figure, captions.get(figure, table.title))
+                if figure not in captions:
+                    raise KeyError(f"{figure}: no report item gives this figure a caption (paragen.pipeline.report_items)")
+                lines += _figure(figure, captions[figure] + _older_style(figure))
         examples = examples_path(name)
         if Path(examples).exists():
             lines += [f"Example outputs of the rows on a few test lines: [table]({_relative(examples)})", ""]
