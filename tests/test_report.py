@@ -369,3 +369,15 @@ def test_a_baseline_published_under_another_scoring_shows_no_difference_in_that_
     cell = table.cells[("SOTA", "bleu_003")]
     assert (cell.paper, cell.reproduced, cell.difference) == (73.08, 47.63, None)
     assert cell.note.endswith("; published under the standard scoring")
+
+
+def test_the_in_vocabulary_ceiling_row_says_what_it_writes():
+    from paragen.config import load_config
+    from paragen.report.captions import describe_systems
+
+    from conftest import ROOT
+
+    config = load_config(ROOT / "params.yaml")
+    assert "mini_copy_ceiling: the source with every word outside the output vocabulary written as <unk>" in \
+        describe_systems(config, ["mini_copy_ceiling"])
+    assert "mini_identity: the source unchanged" in describe_systems(config, ["mini_identity"])

@@ -242,6 +242,9 @@ def describe_systems(config: ParagenConfig, names: list[str]) -> str:
         elif s.method == "paraphrase":
             on = "the source" if s.input == "source" else f"the output of {s.input}"
             parts.append(f"{name}: the {s.granularity} rules of {s.rules} applied to {on}")
+        elif s.vocabulary_only:
+            parts.append(f"{name}: the source with every word outside the output vocabulary written as <unk> "
+                         "(the most a model that writes only its vocabulary can copy)")
         else:
             parts.append(f"{name}: the source unchanged")
     used = [r for r in dict.fromkeys(config.systems[n].rules for n in names) if r is not None]
