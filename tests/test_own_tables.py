@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, write_test_outputs
 from test_local_data import local_params
 
 TABLE_MD, TABLE_CSV, TABLE_TEX = (f"results/tables/mine.{suffix}" for suffix in ("md", "csv", "tex"))
@@ -49,6 +49,7 @@ def build(config, monkeypatch, metrics: dict[str, dict]) -> tuple[str, str, str]
     Path("runs/m_wean").mkdir(parents=True)
     Path("runs/m_wean/train_log.csv").write_text("epoch,valid_metric\n1,10.0\n2,20.0\n")
     monkeypatch.setattr(report_build, "plot_curves", lambda *args, **kwargs: None)
+    write_test_outputs(config, "mine")
     report_build.build_table_report(config, "mine")
     return tuple(Path(path).read_text(encoding="utf-8") for path in (TABLE_MD, TABLE_CSV, TABLE_TEX))
 

@@ -50,8 +50,10 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
 
 
 def example_output(config: ParagenConfig, row: str) -> str:
-    """The output file the examples table shows of a row: its first test split's."""
-    return hyp_path(row, config.test_splits(config.dataset_of(row))[0] if row in config.experiments else "test")
+    """The output file the examples table shows of a row: on ``test`` where the row decodes it (systems always
+    do), else on its first decoded split."""
+    splits = config.test_splits(config.dataset_of(row)) if row in config.experiments else ["test"]
+    return hyp_path(row, "test" if "test" in splits else splits[0])
 
 
 def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportItem, ...]:
