@@ -111,14 +111,9 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
     plot_curves(logs, drawn[0], label, f"{label[0].upper()}{label[1:]} after each epoch ({table_name})", column)
     if copying:
         row = next(r for r, e in ran.items() if e == copying[0])
-        trace_path = Path(artifacts.copy_trace_path(copying[0]))
-        if not trace_path.exists():
-            raise FileNotFoundError(f"{trace_path}: the copy-mode trace is missing; the stage decode_{copying[0]} "
-                                    f"writes it (`snakemake {trace_path}`)")
-        traces = json.loads(trace_path.read_text(encoding="utf-8"))
+        traces = read_trace(Path(artifacts.copy_trace_path(copying[0])), "copy-mode", copying[0])
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
-        shown = [traces[rule_type][k] for k in ("correct", "wrong") if traces[rule_type].get(k)]
-        plot_copy_heatmap(shown, drawn[1], f"{row} copy mode on rule type {rule_type}")
+        plot_copy_heatmap(traced_examples(traces, rule_type), drawn[1], f"{row} copy mode on rule type {rule_type}")
         if plan.attention_rows:  # beside it, RNNSearch's attention on the same rule type
             plot_attention_trace(plan, rule_type)
     plot_loss_curves(logs, artifacts.loss_curves_path(table_name), f"Loss per token after each epoch ({table_name})")
@@ -219,15 +214,26 @@ def _sentence_count(metrics: dict) -> str:
     return str(metrics["count"])
 
 
+def read_trace(path: Path, kind: str, experiment: str) -> dict:
+    """A decode stage's heat-map trace (rule type -> its first correct and first wrong example), or a clear error
+    naming the stage that writes it."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: the {kind} trace is missing; the stage decode_{experiment} writes it "
+                                f"(`snakemake {path}`)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def traced_examples(traces: dict, rule_type: str) -> list[dict]:
+    """The examples a heat map of ``rule_type`` shows: the correct one, then the wrong one, those that exist."""
+    chosen = traces.get(rule_type, {})
+    return [chosen[k] for k in ("correct", "wrong") if chosen.get(k)]
+
+
 def plot_attention_trace(plan: TablePlan, rule_type: str) -> None:
     """RNNSearch's attention along its first correct and first wrong output of ``rule_type`` (its decode's trace)."""
     experiment = plan.attention_rows[0]
     trace_path = Path(artifacts.attention_trace_path(experiment))
-    if not trace_path.exists():
-        raise FileNotFoundError(f"{trace_path}: the attention trace is missing; the stage decode_{experiment} "
-                                f"writes it (`snakemake {trace_path}`)")
-    traces = json.loads(trace_path.read_text(encoding="utf-8")).get(rule_type, {})
-    shown = [traces[k] for k in ("correct", "wrong") if traces.get(k)]
+    shown = traced_examples(read_trace(trace_path, "attention", experiment), rule_type)
     if not shown:
         raise ValueError(f"{trace_path}: no traced test line of rule type {rule_type}, which the copy-mode map shows")
     plot_attention_heatmap(shown, artifacts.attention_heatmap_path(plan.name),
@@ -240,16 +246,16 @@ def write_examples(config: ParagenConfig, plan: TablePlan) -> None:
     from paragen.data.corpus import read_lines
     from paragen.report.examples import examples_markdown, read_example_source
 
-    first = next(iter(plan.example_rows.values()))
+    paths = {label: Path(example_output(config, name)) for label, name in plan.example_rows.items()}
     outputs = {}
-    for label, name in plan.example_rows.items():
-        path = Path(example_output(config, name))
+    for label, path in paths.items():
         if not path.exists():
             raise FileNotFoundError(f"{path}: the test output of {label} is missing; its decode (or system) stage "
                                     f"writes it (`snakemake {path}`)")
         outputs[label] = read_lines(path)
-    split = Path(example_output(config, first)).stem  # the first test split, whose sources the outputs follow
-    data = read_example_source(artifacts.experiment_data(config, first).directory, split)
+    first_label, first = next(iter(plan.example_rows.items()))
+    data = read_example_source(artifacts.experiment_data(config, first).directory,
+                               paths[first_label].stem)  # the split whose sources the outputs follow
     write_text(artifacts.examples_path(plan.name), examples_markdown(plan.spec.title, data, outputs))
 
 
