@@ -63,6 +63,13 @@ def _with_headline_suites(path) -> str:
         "\nsuites: [synthetic]\n", "\nsuites: [headline_synthetic, headline]\n")
 
 
+def _with_matrix(path) -> str:
+    """...and the mechanism x task matrix with its turk-mini column (reused suite runs, declared cells, paired
+    tests, the matrix's report)."""
+    return path.read_text().replace("\ndata: []\n", "\ndata: [turk_mini_matrix]\n").replace(
+        "\nsuites: [synthetic]\n", "\nsuites: [matrix]\n")
+
+
 def _with_local_data() -> str:
     """The tiny configuration with a dataset of your own (kind: local), two experiments and a table on it."""
     from test_local_data import local_params
@@ -78,9 +85,10 @@ def _with_local_data() -> str:
                                          (ROOT / "params.yaml").read_text(),
                                          _with_real_data(ROOT / "params.yaml"),
                                          _with_real_experiments(ROOT / "params.yaml"),
-                                         _with_headline_suites(ROOT / "params.yaml")],
+                                         _with_headline_suites(ROOT / "params.yaml"),
+                                         _with_matrix(ROOT / "params.yaml")],
                          ids=["tiny", "tiny-two-seeds", "tiny-with-local-data", "project", "project-with-real-data", "project-with-real-experiments",
-                              "project-with-headline-suites"])
+                              "project-with-headline-suites", "project-with-matrix"])
 def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     (workflow_dir / "params.yaml").write_text(params_text)
     if "kind: local" in params_text:  # the user's files are inputs: they must exist for a dry run
@@ -93,7 +101,7 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
     snake, dvc = snakemake_jobs(workflow_dir), dvc_stages(workflow_dir)
     assert snake.keys() == dvc.keys()
-    if "data: [turk_mini" in params_text:
+    if re.search(r"data: \[turk_mini[,\]]", params_text):
         assert {"fetch_turkcorpus", "prepare_turk_mini", "segment_turk_mini", "vocab_turk_mini",
                 "datasets_table"} <= snake.keys()
     if "turk_mini, wean" in params_text:
@@ -109,6 +117,11 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
         assert {"prepare_mine", "segment_mine", "vocab_mine", "train_m_wean", "evaluate_m_wean", "report_mine"} \
             <= snake.keys()
         assert "mydata/test.ref1" in snake["prepare_mine"][1]  # the user's files are the stage's inputs
+    if "suites: [matrix]" in params_text:  # cells of three tasks, the bound of turk-mini's column, the report
+        assert {"train_mx_rules_transformer", "train_mx_turk_mini_transformer_dmass", "train_syn_copynet",
+                "train_hs_sgate_spm", "matrix_compare_mx_turk_mini_wean_vs_mx_turk_mini_rnnsearch",
+                "system_mx_identity_vocabulary", "segment_turk_mini_matrix", "report_matrix"} <= snake.keys()
+        assert "--train-sample" in snake["segment_turk_mini_matrix"][0]
     if "headline_synthetic, headline" in params_text:
         assert {"align_hs_spm", "evaluate_hs_spm", "report_headline_synthetic", "fetch_gigaword",
                 "decode_giga_spm_test_zhou", "align_giga_spm", "report_spm_gigaword"} <= snake.keys()

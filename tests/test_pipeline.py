@@ -43,7 +43,7 @@ def test_real_data_stages_share_fetches_and_preparations():
     from paragen.config import parse_config
 
     raw = yaml.safe_load((ROOT / "params.yaml").read_text())
-    raw["data"] = ["ew_sew", "turk_mini", "turk_mini_copy", "lcsts_wean", "lcsts_copynet_word"]
+    raw["data"] = ["ew_sew", "turk_mini", "turk_mini_copy", "turk_mini_matrix", "lcsts_wean", "lcsts_copynet_word"]
     by_name = {s.name: s for s in stages(parse_config(raw))}
     fetches = sorted(n for n in by_name if n.startswith("fetch_"))
     assert fetches == ["fetch_asset", "fetch_ew_sew", "fetch_lcsts", "fetch_turkcorpus"]
@@ -56,6 +56,10 @@ def test_real_data_stages_share_fetches_and_preparations():
     assert "--copy-task" in by_name["segment_turk_mini_copy"].cmd.split()
     assert "--copy-task" not in by_name["segment_turk_mini"].cmd.split()
     assert "datasets.turk_mini_copy.copy_task" in by_name["segment_turk_mini_copy"].params
+    assert by_name["segment_turk_mini_matrix"].cmd.split()[-5:] == ["--train-sample", "3600", "--train-sample-seed",
+                                                                   "1", "--quiet"]
+    assert "datasets.turk_mini_matrix.train_sample" in by_name["segment_turk_mini_matrix"].params
+    assert "--train-sample" not in by_name["segment_turk_mini"].cmd
     raw["datasets"]["lcsts_copynet_word"]["strip_specials"] = True
     import pytest
     from paragen.config import ConfigError

@@ -108,3 +108,29 @@ def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
     (tmp_path / "train.tgt").unlink()
     with pytest.raises(CorpusError, match="training split, which is missing"):
         build_vocabularies(tmp_path, 10, shared=True)
+
+
+def test_train_sample_keeps_that_many_aligned_training_pairs_in_order_and_nothing_else_changes(tmp_path):
+    """datasets.*.train_sample (the matrix's cheaper turk-mini): training pairs i stay pairs (source i with target
+    i), in their order, without repeats; validation and test untouched; more than the split holds is refused."""
+    prepared = tmp_path / "prepared" / "turk"
+    _write(prepared / "train.src", [f"s{i}" for i in range(10)])
+    _write(prepared / "train.tgt", [f"t{i}" for i in range(10)])
+    _write(prepared / "test.src", ["x", "y"])
+    _write(prepared / "test.tgt", ["X", "Y"])
+    out = segment_dataset("turk", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg", workers=1,
+                          progress=False, name="turk_sample", train_sample=4, train_sample_seed=7)
+    sources = (out / "train.src").read_text().splitlines()
+    targets = (out / "train.tgt").read_text().splitlines()
+    indices = [int(s[1:]) for s in sources]
+    assert len(sources) == 4 and targets == [f"t{i}" for i in indices]
+    assert indices == sorted(set(indices))  # in the corpus's order, no pair twice
+    assert (out / "test.src").read_text().splitlines() == ["x", "y"]
+    other = segment_dataset("turk", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
+                            workers=1, progress=False, name="turk_other", train_sample=4, train_sample_seed=8)
+    assert (other / "train.src").read_text().splitlines() != sources  # the seed draws (C(10,4) = 210 draws)
+    with pytest.raises(CorpusError, match=r"train.src: train_sample asks for 11 training pairs; the training split "
+                                          r"has 10"):
+        segment_dataset("turk", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg", workers=1,
+                        progress=False, name="turk_big", train_sample=11)
+    assert not (tmp_path / "seg" / "turk_big.word").exists()  # no partial output

@@ -53,6 +53,18 @@ def attention_heatmap_path(table: str) -> str:
     return f"results/figures/{table}_attention_heatmap.png"
 
 
+MATRIX_TABLE = "matrix"
+"""The mechanism x task matrix's table name: results/tables/matrix.{md,csv,tex}."""
+MATRIX_FIGURE = "results/figures/matrix_ranks.png"
+"""The matrix's heat map of ranks."""
+
+
+def matrix_comparison_path(experiment: str, baseline: str) -> str:
+    """The matrix's paired test of a cell's run against its column's baseline run (its own file: a table may test
+    the same two runs on another metric)."""
+    return f"results/matrix/{experiment}.vs.{baseline}.json"
+
+
 def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 

@@ -114,7 +114,8 @@ def cmd_segment(args: argparse.Namespace) -> None:
     out = segment_dataset(args.dataset, args.scheme, merges=args.merges, lowercase=args.lowercase,
                           prepared_root=args.prepared_root, out_root=args.out_root, workers=args.workers,
                           progress=not args.quiet, drop_longer_target=args.drop_longer_target, name=args.name,
-                          copy_task=args.copy_task)
+                          copy_task=args.copy_task, train_sample=args.train_sample,
+                          train_sample_seed=args.train_sample_seed)
     print(f"{args.dataset}: segmented with {args.scheme} into {out}")
 
 
@@ -204,6 +205,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--drop-longer-target", action="store_true",
                    help="drop training pairs whose segmented target is longer than the source (SPM, Gigaword)")
+    p.add_argument("--train-sample", type=int, default=None, metavar="N",
+                   help="keep N training pairs, drawn without replacement, in their order")
+    p.add_argument("--train-sample-seed", type=int, default=1, metavar="S", help="seed of --train-sample's draw")
     p.add_argument("--copy-task", action="store_true",
                    help="replace every split's target and references by its source (a copy-task sanity check)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")

@@ -19,6 +19,13 @@ def cmd_report(args: argparse.Namespace) -> None:
     build_table_report(load_params(args), args.table, figures=not args.tables_only)
 
 
+def cmd_matrix(args: argparse.Namespace) -> None:
+    from paragen.report.matrix_render import write_matrix
+
+    for path in write_matrix(load_params(args), figures=not args.tables_only):
+        print(f"wrote {path}")
+
+
 def cmd_check_tables(args: argparse.Namespace) -> None:
     from paragen.report.staleness import check_tables
 
@@ -77,6 +84,10 @@ def register(commands: Commands) -> None:
                    help="training runs per trained row whose mean ± sd the cells show (default: params.yaml's seeds:)")
     p.add_argument("--tables-only", action="store_true",
                    help="write the table's files and its provenance, no figures (rebuilding from results/provenance/)")
+    p = add("matrix", cmd_matrix, "write the mechanism x task matrix (results/tables/matrix.*, its heat map) from its "
+            "cells' metrics and paired tests", writes=lambda a: [("results/tables/matrix", False)])
+    p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
+    p.add_argument("--tables-only", action="store_true", help="write the table files, not the heat map")
     p = add("check-tables", cmd_check_tables, "rebuild every committed table from results/metrics/ and "
             "results/provenance/ in a scratch folder and name each committed file that differs (stale or edited)",
             params=False)

@@ -161,6 +161,10 @@ class RealDataset(_Strict):
         False, description="a sanity check, not a task: after segmentation every split's target and references are "
         "replaced by its source, so a model trained on it shows whether it can copy sentences it never trained on "
         "(docs/datasets.md)")
+    train_sample: PositiveInt | None = Field(
+        None, description="after segmentation keep this many training pairs, drawn without replacement with "
+        "train_sample_seed and kept in their order (a cheaper run of the same task; valid and test unchanged)")
+    train_sample_seed: int = Field(1, description="seed of train_sample's draw")
     max_line_chars: PositiveInt = Field(MAX_LINE_CHARS, description="prepare drops pairs with a longer line, "
                                         "counting them in the log (ROUGE scoring refuses such lines)")
     max_overlap: NonNegativeInt = Field(

@@ -8,6 +8,7 @@ from typing import Annotated, Iterable, Literal
 from pydantic import Field, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict
 from paragen.config.local_data import LocalDataset, check_local_dataset
+from paragen.config.matrix import MatrixConfig
 from paragen.config.datasets import (Evaluation, HeadlineSyntheticDataset, RealDataset, SyntheticDataset, VocabConfig,
                                      _check_real_dataset)
 from paragen.config.models import ModelConfig
@@ -45,6 +46,8 @@ class ParagenConfig(_Strict):
     systems: dict[Name, SystemConfig] = Field(default_factory=dict,
                                              description="rows that need no training (003 Table 1 baselines)")
     tables: dict[Name, TableConfig] = Field(description="the paper tables to reproduce, and your own")
+    matrix: MatrixConfig | None = Field(None, description="the mechanism x task matrix (suite `matrix`, "
+                                        "docs/matrix.md); none: no such suite")
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ParagenConfig":
@@ -90,6 +93,11 @@ class ParagenConfig(_Strict):
                                      "fetch, fetch_scope, splits, strip_specials, max_line_chars or alignment_filter; "
                                      "they must agree")
         known_suites = {t.suite for t in self.tables.values()}
+        if "matrix" in known_suites:
+            raise ValueError("tables: the suite name 'matrix' is the mechanism x task matrix's; name the table's "
+                             "suite otherwise")
+        if self.matrix is not None:
+            known_suites.add("matrix")
         for suite in self.suites:
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
@@ -104,8 +112,10 @@ class ParagenConfig(_Strict):
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
+        from paragen.config.matrix import expand_matrix
         from paragen.config.seeds import add_replicas
 
+        expand_matrix(self)
         add_replicas(self)
         return self
 
@@ -290,6 +300,10 @@ class ParagenConfig(_Strict):
                 for row in table.rows.values():
                     if self.runnable(row):
                         add(row)
+        if "matrix" in self.suites and self.matrix is not None:
+            for task in self.matrix.tasks.values():
+                if task.sanity is not None and self.runnable(task.sanity.system):
+                    add(task.sanity.system)
         return list(seen)
 
     def trained_and_runnable(self, rows: Iterable[str]) -> list[str]:
@@ -306,7 +320,16 @@ class ParagenConfig(_Strict):
             if table.confirmation is not None and table.kind == "scores":
                 runs += [run for name in table.rows.values() if self.runnable(name)
                          for run, _ in confirmation_runs(self, name, table.confirmation.seeds)]
-        return list(dict.fromkeys(runs))
+        return list(dict.fromkeys(runs + self.matrix_runs()))
+
+    def matrix_runs(self) -> list[str]:
+        """The seed runs of the matrix's cells that apply and can run, when the suite ``matrix`` is on."""
+        from paragen.config.matrix import matrix_cells
+
+        if "matrix" not in self.suites:
+            return []
+        return [run for cell in matrix_cells(self) if cell.applies and self.runnable(cell.experiment)
+                for run, _ in cell.runs]
 
     @property
     def seed_count(self) -> int:

@@ -114,10 +114,24 @@ def as_copy_task(files: dict[str, list[str]]) -> dict[str, list[str]]:
     return result
 
 
+def sample_training(files: dict[str, list[str]], size: int, seed: int) -> dict[str, list[str]]:
+    """``files`` with ``size`` training pairs drawn without replacement (``random.Random(seed)``), in their order.
+
+    Raises ValueError when the training split has fewer pairs than asked for."""
+    import random
+
+    count = len(files["train.src"])
+    if size > count:
+        raise ValueError(f"train_sample asks for {size} training pairs; the training split has {count}")
+    keep = sorted(random.Random(seed).sample(range(count), size))
+    return {name: ([lines[i] for i in keep] if name.startswith("train.") else lines) for name, lines in files.items()}
+
+
 def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase: bool = False,
                     prepared_root: str | Path = "data/prepared", out_root: str | Path = "data/segmented",
                     workers: int | None = None, progress: bool = True, drop_longer_target: bool = False,
-                    name: str | None = None, copy_task: bool = False) -> Path:
+                    name: str | None = None, copy_task: bool = False, train_sample: int | None = None,
+                    train_sample_seed: int = 1) -> Path:
     """Segment every prepared split of ``dataset`` into ``data/segmented/<name>.<scheme>/``.
 
     ``name`` (default: ``dataset``) lets one prepared dataset be segmented under several names.
@@ -127,6 +141,8 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
 
     ``copy_task`` makes every split's target its own source and drops its references (so a split is scored
     against its source): a configuration trained on it shows whether it can copy sentences it never saw.
+
+    ``train_sample`` keeps that many training pairs (:func:`sample_training`), after the other filters.
     """
     source_dir = Path(prepared_root) / dataset
     if not source_dir.is_dir():
@@ -152,6 +168,11 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
             for name in ("train.src", "train.tgt"):
                 segmented[name] = [segmented[name][i] for i in keep]
             log.info("%s train: %d pairs with a target longer than the source dropped", dataset, dropped)
+        if train_sample is not None:
+            try:
+                segmented = sample_training(segmented, train_sample, train_sample_seed)
+            except (KeyError, ValueError) as error:
+                raise CorpusError(f"{source_dir}/train.src: {error}") from None
         if copy_task:
             segmented = as_copy_task(segmented)
         for name, lines in segmented.items():
@@ -161,5 +182,6 @@ def segment_dataset(dataset: str, scheme: str, *, merges: int = 5000, lowercase:
         write_json(staging / "segment.json", {"dataset": dataset, "scheme": scheme, "lowercase": lowercase,
                                               "merges": merges if scheme == "bpe" else None,
                                               "dropped_longer_target": dropped, "copy_task": copy_task,
+                                              "train_sample": train_sample, "train_sample_seed": train_sample_seed,
                                               "files": {n: len(lines) for n, lines in segmented.items()}})
     return out_dir

@@ -72,13 +72,16 @@ def real_data_stages(config: ParagenConfig) -> list[Stage]:
         options = [*(("--merges", str(spec.merges)) if spec.segmentation == "bpe" else ()),
                    *(("--lowercase",) if spec.lowercase else ()),
                    *(("--drop-longer-target",) if spec.drop_longer_target else ()),
-                   *(("--copy-task",) if spec.copy_task else ())]
+                   *(("--copy-task",) if spec.copy_task else ()),
+                   *(("--train-sample", str(spec.train_sample), "--train-sample-seed", str(spec.train_sample_seed))
+                     if spec.train_sample else ())]
         result.append(Stage(
             name=f"segment_{name}", step="segment",
             cmd=shell_command("paragen", "segment", recipe, "--scheme", spec.segmentation, "--name", name, *options,
                          "--quiet"),
             deps=(prepared,), outs=(directory,), directories=(directory,),
-            params=set_keys(name, spec, ("segmentation", "merges", "lowercase", "drop_longer_target", "copy_task")),
+            params=set_keys(name, spec, ("segmentation", "merges", "lowercase", "drop_longer_target", "copy_task",
+                                          "train_sample", "train_sample_seed")),
             resources=sized.segment))
         if "train" in spec.splits:
             vocab_dir = segmented_vocab_dir(name, spec.segmentation)

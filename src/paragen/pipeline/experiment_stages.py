@@ -9,6 +9,7 @@ from paragen.artifacts import (alignment_matrices_path, attention_trace_path, al
                                closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
                                hyp_path, metrics_path, nbest_path, output_vocabulary, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
+from paragen.config.matrix import model_params
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
 from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
@@ -33,7 +34,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None) -> li
         name=f"train_{exp}", step="train",
         cmd=train_command(exp, spec.gpus),
         deps=data.train_deps + (data.vocab,) + rule_markers(config, rules),
-        params=(f"models.{spec.model}", f"training.{spec.training}") + evaluation + tuple(f"rules.{r}" for r in rules),
+        params=model_params(config, spec.model) + (f"training.{spec.training}",) + evaluation + tuple(f"rules.{r}" for r in rules),
         outs=(f"{run}/best.pt", f"{run}/last.pt", f"{run}/train_log.csv", f"{run}/{SESSIONS_FILE}")
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ())
         + kept_epochs,
@@ -126,13 +127,19 @@ def align_requests(config: ParagenConfig, exp: str) -> AlignRequests:
     return AlignRequests(split, tuple(lines), pairs, tuple(keys))
 
 
+ATTENDING = ("rnnsearch", "copynet", "wean")
+"""Architectures whose decoder step returns recurrent attention weights over the source (gold-link accuracy reads
+them; Enc-Dec has none, and the Transformer's are per head and layer)."""
+
+
 def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
     """``paragen align``: accuracy against the gold links (headline stand-in) and the heat maps' matrices; None when
     the experiment has neither."""
     data = experiment_data(config, exp)
     asked = align_requests(config, exp)
     split, lines = asked.split or "test", asked.lines
-    gold = data.gold if split == "test" else None
+    attends = config.models[config.experiments[exp].model].architecture in ATTENDING
+    gold = data.gold if split == "test" and attends else None
     if gold is None and not lines and asked.pairs is None:
         return None
     outs = ((alignment_path(exp),) if gold else ()) + ((alignment_matrices_path(exp),) if lines else ()) \
@@ -219,27 +226,30 @@ def comparison_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> li
     for name, plan in tables.items():
         table = plan.spec
         for comparison, runs in plan.comparisons + plan.confirmations:
-            if not runs:
-                continue
             metric = config.comparison_metric(table, comparison)
-            dataset = config.experiments[table.rows[comparison.row]].dataset
-            spec = config.datasets[dataset]
-            keys = (f"tables.{name}.comparisons",) + (
-                () if isinstance(spec, SyntheticDataset) else set_keys(dataset, spec, ("evaluation",)))
-            data = experiment_data(config, table.rows[comparison.row])
-            # rule data: the test also resamples rules (paragen.metrics.cluster_bootstrap), per type and overall
-            rules = ("--tags", data.test_deps[2], "--groups", data.test_deps[3]) \
-                if isinstance(spec, SyntheticDataset) else ()
             for a, b, _ in runs:
-                out = comparison_path(a, b)
-                hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
-                result.setdefault(out, Stage(
-                    name=f"compare_{a}_vs_{b}", step="score",
-                    cmd=shell_command("paragen", "compare", "--params", PARAMS_FILE, "--experiment", a,
-                                      "--baseline", b, "--metric", metric, "--samples", str(comparison.samples),
-                                      *rules, "--out", out),
-                    deps=hyps + experiment_data(config, a).test_deps, params=keys, outs=(out,), uncached=(out,)))
+                stage = compare_stage(config, a, b, metric, comparison.samples, (f"tables.{name}.comparisons",))
+                result.setdefault(stage.outs[0], stage)
     return list(result.values())
+
+
+def compare_stage(config: ParagenConfig, a: str, b: str, metric: str, samples: int, keys: tuple[str, ...],
+                  out: str | None = None) -> Stage:
+    """``paragen compare``: run ``a`` against run ``b`` on their test set by paired bootstrap (rule data: the test
+    also resamples rules, paragen.metrics.cluster_bootstrap, per type and overall). ``keys``: the params keys that
+    ask for the test; the dataset's evaluation settings are added. ``out``: default ``comparison_path(a, b)``."""
+    dataset = config.dataset_of(a)
+    spec = config.datasets[dataset]
+    keys += () if isinstance(spec, SyntheticDataset) else set_keys(dataset, spec, ("evaluation",))
+    data = experiment_data(config, a)
+    rules = ("--tags", data.test_deps[2], "--groups", data.test_deps[3]) if isinstance(spec, SyntheticDataset) else ()
+    out = out or comparison_path(a, b)
+    hyps = tuple(hyp_path(e, split) for e in (a, b) for split in config.test_splits(dataset))
+    return Stage(
+        name=("" if out == comparison_path(a, b) else "matrix_") + f"compare_{a}_vs_{b}", step="score",
+        cmd=shell_command("paragen", "compare", "--params", PARAMS_FILE, "--experiment", a, "--baseline", b,
+                          "--metric", metric, "--samples", str(samples), *rules, "--out", out),
+        deps=hyps + data.test_deps, params=keys, outs=(out,), uncached=(out,))
 
 
 def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:

@@ -14,6 +14,7 @@ from paragen.config import ParagenConfig, RealDataset
 from paragen.pipeline.data_stages import real_data_stages, synthetic_data_stages
 from paragen.pipeline.experiment_stages import (closest_epoch_stages, comparison_stages, experiment_stages,
                                                system_stages)
+from paragen.pipeline.matrix_stages import matrix_stages
 from paragen.pipeline.report_stages import index_stage, report_stage
 from paragen.pipeline.stage import Stage
 from paragen.pipeline.tables import TablePlan, table_plan, trace_of
@@ -47,6 +48,7 @@ def build_plan(config: ParagenConfig) -> Plan:
     result += comparison_stages(config, tables)
     result += closest_epoch_stages(config, tables)
     result += [report_stage(config, table) for table in tables.values()]
+    result += matrix_stages(config)
     result.append(index_stage(config, result))
     return Plan(config, tuple(result), tables)
 

@@ -47,10 +47,11 @@ def trace_of(config: ParagenConfig, experiment: str) -> str | None:
 
 
 def copy_traced_experiments(config: ParagenConfig, experiments: list[str]) -> list[str]:
-    """CopyNet runs on synthetic data: their decode stage also writes the copy-mode trace (Figure 3)."""
+    """CopyNet runs on rule data: their decode stage also writes the copy-mode trace (Figure 3), which picks its
+    lines by rule type (the headline stand-in has none)."""
     return [e for e in experiments if e in config.experiments
             and config.models[config.experiments[e].model].architecture == "copynet"
-            and not isinstance(config.datasets[config.experiments[e].dataset], RealDataset)]
+            and isinstance(config.datasets[config.experiments[e].dataset], SyntheticDataset)]
 
 
 def compared_runs(config: ParagenConfig, table: TableConfig, comparison: Comparison) -> list[tuple[str, str, int]]:

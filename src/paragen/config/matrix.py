@@ -1,0 +1,275 @@
+"""``matrix:``: every mechanism of the four papers on every task, under one protocol (docs/matrix.md).
+
+Each paper tests its mechanism on its own task only. The matrix crosses mechanisms (CopyNet's copying, WEAN's
+embedding queries, 004's selective gate and source-side prediction, DMASS, ...) with tasks (rule data, the
+headline stand-in, turk-mini). A mechanism is defined once, as the model fields it sets; a task names the base
+model of each family (recurrent, Transformer) that gives those fields their sizes, with its training and decoding.
+A cell's model is the base with the mechanism's fields on top and nothing else changed (docs/decisions.md X7).
+
+:func:`expand_matrix` runs once when params.yaml is validated: it declares an experiment per cell that applies,
+unless a declared experiment already has the identical dataset, model, training and decoding (then the cell reuses
+it and its runs: nothing is trained twice), and the seed replicas ``matrix.seeds`` asks for.
+:func:`matrix_cells` answers, for every task x mechanism, which experiment fills it or why none does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
+from paragen.config.base import Name, PositiveInt, _Strict, _unique
+from paragen.config.models import ModelConfig
+
+if TYPE_CHECKING:
+    from paragen.config import ParagenConfig
+
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-. ()]{0,39}")
+"""What a mechanism label may be: it heads a table row and becomes part of an experiment name (slugged)."""
+PREFIX = "mx"
+"""Experiments and models the matrix declares are named ``mx_<task>_<mechanism slug>``."""
+METRIC_PATHS = {"exact": "score", "rouge": "rouge/score/rouge2", "sari": "sari/score", "bleu": "bleu/score"}
+"""Where a cell's metric sits in ``results/metrics/<run>.json`` (rouge: ROUGE-2 F1, what ``paragen compare
+--metric rouge`` resamples)."""
+METRIC_LABELS = {"exact": "exact match (%)", "rouge": "ROUGE-2 F1", "sari": "SARI", "bleu": "BLEU"}
+
+
+class MatrixFamily(_Strict):
+    """A task's base model of one family, with the training and decoding every cell of that family uses."""
+
+    model: Name = Field(description="the base model: its sizes and settings, under the mechanism's fields")
+    training: Name = Field(description="training settings (a name under training:)")
+    decoding: Name = Field(description="decoding settings (a name under decoding:)")
+
+
+class MatrixMechanism(_Strict):
+    """One mechanism: the model fields it sets on a task's base model of its family."""
+
+    family: Literal["recurrent", "transformer"] = Field(
+        "recurrent", description="which base model of each task it modifies")
+    settings: dict[str, Any] = Field(default_factory=dict, description="model fields (as under models:) set on the "
+                                     "base; empty: the base itself")
+    note: str = Field("", description="what the mechanism is, for the table's notes")
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> "MatrixMechanism":
+        unknown = sorted(set(self.settings) - set(ModelConfig.model_fields))
+        if unknown:
+            raise ValueError(f"settings: {unknown} are not model fields; allowed values: {sorted(ModelConfig.model_fields)}")
+        return self
+
+
+class MatrixSanity(_Strict):
+    """Whether a column's baseline works at all (docs/decisions.md X2, X11): its ``metric`` must reach ``fraction``
+    of a system's (e.g. the in-vocabulary identity) on the same test set, or the column's verdicts are void."""
+
+    system: Name = Field(description="a system (systems:) on the task's dataset")
+    metric: Literal["exact", "rouge", "sari", "bleu"] = Field(description="the metric compared")
+    fraction: Annotated[float, Field(gt=0.0, le=1.0)] = Field(description="the share of the system's score the "
+                                                              "baseline must reach")
+
+
+class MatrixTask(_Strict):
+    """One task (a column): its dataset, base models, main metric and baseline."""
+
+    label: str = Field(description="the column heading")
+    dataset: Name = Field(description="the dataset every cell trains and tests on")
+    recurrent: MatrixFamily = Field(description="base of the recurrent mechanisms")
+    transformer: MatrixFamily | None = Field(None, description="base of the Transformer mechanisms (none: they do "
+                                             "not apply)")
+    metric: Literal["exact", "rouge", "sari", "bleu"] = Field(
+        description="main metric: cells, ranks and the paired test (rouge: ROUGE-2 F1)")
+    also: list[Literal["rouge", "sari", "bleu"]] = Field(default_factory=list,
+                                                         description="metrics shown beside it in the CSV")
+    baseline: str = Field(description="the mechanism every other cell of the column is tested against")
+    skip: dict[str, str] = Field(default_factory=dict, description="mechanism -> why it does not apply to this task")
+    sanity: MatrixSanity | None = Field(None, description="a bound the baseline must reach for the column's verdicts "
+                                        "to count")
+
+
+class MatrixConfig(_Strict):
+    """The mechanism x task matrix (suite ``matrix``)."""
+
+    title: str = Field(description="the table's heading")
+    seeds: list[int] = Field([1], min_length=1, description="training seeds of every cell (X6: 1 by default for the "
+                             "90-minute budget; [1, 2, 3] for X4's three)")
+    samples: PositiveInt = Field(1000, description="paired bootstrap resamples per test")
+    mechanisms: dict[str, MatrixMechanism] = Field(min_length=1, description="row label -> mechanism")
+    tasks: dict[Name, MatrixTask] = Field(min_length=1, description="task name -> task (a column)")
+    _declared: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)  # model -> (task, mechanism)
+
+    @model_validator(mode="after")
+    def _labels(self) -> "MatrixConfig":
+        _unique(self.seeds)
+        slugs: dict[str, str] = {}
+        for label in self.mechanisms:
+            if not LABEL.fullmatch(label):
+                raise ValueError(f"mechanisms: {label!r} is not a usable label (letters, digits, '+', '-', '.', "
+                                 "spaces and parentheses, at most 40 characters)")
+            other = slugs.setdefault(slug(label), label)
+            if other != label:
+                raise ValueError(f"mechanisms: {label!r} and {other!r} give the same experiment name {slug(label)!r}")
+        for name, task in self.tasks.items():
+            for key, label in [("baseline", task.baseline)] + [("skip", s) for s in task.skip]:
+                if label not in self.mechanisms:
+                    raise ValueError(f"tasks.{name}.{key}: {label!r} is not a mechanism; allowed values: "
+                                     f"{list(self.mechanisms)}")
+            if task.baseline in task.skip:
+                raise ValueError(f"tasks.{name}: the baseline {task.baseline!r} is skipped")
+        return self
+
+    def required(self) -> int:
+        """Seeds whose test must give p < 0.05 for a verdict: ⌈2n/3⌉ of n (X3: 2 of 3; X6: 1 of 1)."""
+        return math.ceil(2 * len(self.seeds) / 3)
+
+
+def slug(label: str) -> str:
+    """``sGate+SPM`` -> ``sgate_spm``: a mechanism label as part of a name."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """One task x mechanism: the experiment filling it and its seed runs, or why none does."""
+
+    task: str
+    mechanism: str
+    experiment: str | None  # None: it does not apply
+    reason: str | None  # why not
+    runs: tuple[tuple[str, int], ...]  # (run name, training seed) per matrix seed
+
+    @property
+    def applies(self) -> bool:
+        return self.experiment is not None
+
+
+def composed_model(config: ParagenConfig, task: MatrixTask, mechanism: MatrixMechanism) -> ModelConfig | str:
+    """The cell's model (the base with the mechanism's fields on top), or why it does not apply."""
+    family = task.recurrent if mechanism.family == "recurrent" else task.transformer
+    if family is None:
+        return "the task has no Transformer base (matrix.tasks.*.transformer)"
+    try:
+        return ModelConfig.model_validate({**config.models[family.model].model_dump(), **mechanism.settings})
+    except ValidationError as error:
+        return "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())
+
+
+def _family(task: MatrixTask, mechanism: MatrixMechanism) -> MatrixFamily:
+    family = task.recurrent if mechanism.family == "recurrent" else task.transformer
+    assert family is not None
+    return family
+
+
+def same_experiment(config: ParagenConfig, dataset: str, model: ModelConfig, family: MatrixFamily) -> str | None:
+    """A declared experiment (not a seed replica) with this dataset, training, decoding and an identical model."""
+    wanted = model.model_dump()
+    for name, spec in config.experiments.items():
+        if (spec.seed is None and spec.dataset == dataset and spec.training == family.training
+                and spec.decoding == family.decoding and config.models[spec.model].model_dump() == wanted):
+            return name
+    return None
+
+
+def _cell_setting(config: ParagenConfig, name: str, label: str) -> tuple[ModelConfig | None, str | None]:
+    task, mechanism = config.matrix.tasks[name], config.matrix.mechanisms[label]  # type: ignore[union-attr]
+    if label in task.skip:
+        return None, task.skip[label]
+    model = composed_model(config, task, mechanism)
+    return (None, model) if isinstance(model, str) else (model, None)
+
+
+def _seed_run(config: ParagenConfig, experiment: str, seed: int, declare: bool) -> str:
+    from paragen.config.seeds import _declare, base_seed
+
+    if seed == base_seed(config, experiment):
+        return experiment
+    return _declare(config, experiment, seed) if declare else f"{experiment}_seed{seed}"
+
+
+def expand_matrix(config: ParagenConfig) -> None:
+    """Declare the matrix's experiments (reusing identical declared ones) and their seed replicas (called once, on
+    validation, before the suites' seed replicas)."""
+    matrix = config.matrix
+    if matrix is None:
+        return
+    for name, task in matrix.tasks.items():
+        for key, family in (("recurrent", task.recurrent), ("transformer", task.transformer)):
+            if family is None:
+                continue
+            for field, pool in (("model", config.models), ("training", config.training),
+                                ("decoding", config.decoding)):
+                if getattr(family, field) not in pool:
+                    raise ValueError(f"matrix.tasks.{name}.{key}.{field}: unknown {field} {getattr(family, field)!r}; "
+                                     f"allowed values: {sorted(pool)}")
+        if task.sanity is not None:
+            system = config.systems.get(task.sanity.system)
+            if system is None or system.dataset != task.dataset:
+                allowed = sorted(n for n, s in config.systems.items() if s.dataset == task.dataset)
+                raise ValueError(f"matrix.tasks.{name}.sanity.system: {task.sanity.system!r} is not a system on "
+                                 f"{task.dataset}; allowed values: {allowed}")
+        if task.dataset not in config.datasets:
+            raise ValueError(f"matrix.tasks.{name}.dataset: unknown dataset {task.dataset!r}; allowed values: "
+                             f"{sorted(config.datasets)}")
+        for label, mechanism in matrix.mechanisms.items():
+            model, _ = _cell_setting(config, name, label)
+            if model is None:
+                continue
+            family = _family(task, mechanism)
+            experiment = same_experiment(config, task.dataset, model, family)
+            own = f"{PREFIX}_{name}_{slug(label)}"
+            if experiment == own and config.experiments[own].model == own:  # declared by an earlier expansion (a
+                matrix._declared[own] = (name, label)                        # config dumped and parsed again)
+            if experiment is None:
+                experiment = own
+                if experiment in config.experiments or experiment in config.models:
+                    raise ValueError(f"matrix: the name {experiment!r} of cell ({name}, {label}) is taken under "
+                                     "experiments: or models:; rename that entry")
+                from paragen.config.runs import ExperimentConfig
+
+                config.models[experiment] = model
+                matrix._declared[experiment] = (name, label)
+                config.experiments[experiment] = ExperimentConfig(
+                    dataset=task.dataset, model=experiment, training=family.training, decoding=family.decoding)
+            for seed in matrix.seeds:
+                _seed_run(config, experiment, seed, declare=True)
+        if task.baseline not in [label for label in matrix.mechanisms if _cell_setting(config, name, label)[0]]:
+            raise ValueError(f"matrix.tasks.{name}.baseline: {task.baseline!r} does not apply to the task "
+                             f"({_cell_setting(config, name, task.baseline)[1]})")
+
+
+def matrix_cells(config: ParagenConfig) -> list[MatrixCell]:
+    """Every task x mechanism, tasks first, in params.yaml's order (after :func:`expand_matrix`)."""
+    matrix = config.matrix
+    if matrix is None:
+        return []
+    cells = []
+    for name, task in matrix.tasks.items():
+        for label, mechanism in matrix.mechanisms.items():
+            model, reason = _cell_setting(config, name, label)
+            if model is None:
+                cells.append(MatrixCell(name, label, None, reason, ()))
+                continue
+            experiment = same_experiment(config, task.dataset, model, _family(task, mechanism))
+            assert experiment is not None, "expand_matrix declares every cell that applies"
+            runs = tuple((_seed_run(config, experiment, seed, declare=False), seed) for seed in matrix.seeds)
+            cells.append(MatrixCell(name, label, experiment, None, runs))
+    return cells
+
+
+def model_params(config: ParagenConfig, model: str) -> tuple[str, ...]:
+    """The params.yaml keys a model's settings come from: ``models.<model>``, or for a model the matrix declared,
+    its task's base model and the matrix's mechanisms and task (DVC refuses keys absent from the file)."""
+    declared = config.matrix._declared if config.matrix is not None else {}
+    if model not in declared:
+        return (f"models.{model}",)
+    task, label = declared[model]
+    base = _family(config.matrix.tasks[task], config.matrix.mechanisms[label]).model  # type: ignore[union-attr]
+    return (f"models.{base}", "matrix.mechanisms", f"matrix.tasks.{task}")
+
+
+def baseline_cell(cells: list[MatrixCell], config: ParagenConfig, task: str) -> MatrixCell:
+    """The cell every other cell of ``task``'s column is tested against."""
+    label = config.matrix.tasks[task].baseline  # type: ignore[union-attr]
+    return next(c for c in cells if c.task == task and c.mechanism == label)
