@@ -79,7 +79,8 @@ def test_suite_trains_each_run_once_tests_every_cell_against_the_baseline_and_re
     assert "--groups" in compare.cmd  # rule data: the test resamples rules
     report = next(s for s in plan.stages if s.name == "report_matrix")
     assert set(report.outs) == {"results/tables/matrix.md", "results/tables/matrix.csv", "results/tables/matrix.tex",
-                                "results/figures/matrix_ranks.png"}
+                                "results/figures/matrix_ranks.png", "results/provenance/matrix"}
+    assert report.directories == ("results/provenance/matrix",)  # owned whole: no stale run's copy survives
     assert {"results/metrics/mx_t_sgate_seed2.json", compare.outs[0], "runs/t_encdec/train_log.csv"} <= set(report.deps)
 
 
@@ -143,3 +144,35 @@ def test_the_default_matrix_reuses_the_suites_runs_and_marks_what_does_not_apply
     assert cells[("headline", "Transformer+DMASS")].experiment is None
     assert cells[("turk_mini", "Transformer+DMASS")].experiment == "mx_turk_mini_transformer_dmass"
     assert all(len(c.runs) == 1 for c in cells.values() if c.applies)  # X6: one seed by default
+
+
+def test_your_own_data_is_a_column_by_params_alone(tmp_path):
+    """A kind: local dataset becomes a task with a few lines of params.yaml: its cells reuse the experiments on it
+    that are identical, the rest are declared, and its tests resample sentences on its BLEU."""
+    import shutil
+
+    from paragen.pipeline.plan import build_plan
+    from test_local_data import local_params
+
+    shutil.copy(TINY_PARAMS, tmp_path / "params.yaml")
+    local_params(tmp_path)
+    raw = yaml.safe_load((tmp_path / "params.yaml").read_text())
+    matrix = yaml.safe_load(yaml.safe_dump(MATRIX))
+    matrix["tasks"] = {"mine": {"label": "my data (BLEU)", "dataset": "mine", "metric": "bleu",
+                                "baseline": "RNNSearch",
+                                "recurrent": {"model": "rnnsearch_t", "training": "tiny", "decoding": "beam3"}}}
+    full = raw_config(matrix)
+    full.update(datasets=raw["datasets"], experiments=raw["experiments"], tables=raw["tables"], data=["mine"])
+    config = parse_config(full, "tiny with my data")
+    cells = {c.mechanism: c for c in matrix_cells(config)}
+    assert cells["Enc-Dec"].experiment == "m_encdec" and cells["RNNSearch"].experiment == "mx_mine_rnnsearch"
+    assert cells["Transformer"].reason == "the task has no Transformer base (matrix.tasks.*.transformer)"
+    names = {s.name: s for s in build_plan(config).stages}
+    compare = names["matrix_compare_m_encdec_vs_mx_mine_rnnsearch"]
+    assert "--metric bleu" in compare.cmd and "--groups" not in compare.cmd
+    assert "train_mx_mine_copynet" in names and "report_matrix" in names
+    matrix["tasks"]["mine"]["metric"] = "rouge"
+    full["matrix"] = matrix
+    with pytest.raises(ConfigError, match=r"matrix.tasks.mine.metric: mine is not scored with 'rouge'; allowed "
+                                          r"values: \['bleu', 'sari'\]"):
+        parse_config(full, "tiny with my data")

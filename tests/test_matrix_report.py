@@ -30,13 +30,15 @@ def _matrix():
     return matrix
 
 
-def _config():
+def _config(params: Path | None = None):
     raw = raw_config(_matrix())
     raw["datasets"]["rd"] = {"kind": "real", "recipe": "turk_mini", "fetch": ["turkcorpus", "asset"], "fetch_scope": "eval",
                              "splits": ["train", "valid", "test"], "segmentation": "word",
                              "evaluation": {"metrics": ["sari", "bleu"]}}
     raw["systems"] = {"rd_identity": {"dataset": "rd", "method": "identity", "vocabulary_only": True}}
     raw["data"] = ["rd"]
+    if params is not None:
+        params.write_text(yaml.safe_dump(raw, sort_keys=False))
     return parse_config(raw, "tiny with a matrix")
 
 
@@ -68,7 +70,7 @@ def fixture_results(tmp_path, monkeypatch):
     Task r (SARI, BLEU beside): RNNSearch SARI 30 x 3, BLEU 10, 12, 14 (mean 12); CopyNet SARI 36 x 3 (p 0.01 each);
     the in-vocabulary identity's BLEU 49.0: 12 < 0.5 x 49.0 = 24.5, so the column is void."""
     monkeypatch.chdir(tmp_path)
-    config = _config()
+    config = _config(tmp_path / "params.yaml")
     for name, scores in {"mx_t_rnnsearch": [50, 52, 54], "t_copynet": [80, 70, 90], "t_encdec": [52, 52, 52],
                          "t_wean": [40, 41, 42], "mx_t_sgate": [53, 53, 53]}.items():
         for run, score in zip(_runs(name), scores):
@@ -152,3 +154,28 @@ def test_verdict_rule_and_chance_rate_by_hand():
     assert chance_rate(1, 1) == pytest.approx(0.10)
     assert chance_rate(3, 2) == pytest.approx(2 * (3 * 0.05 ** 2 * 0.95 + 0.05 ** 3))
     assert ranks({"a": 1.0, "b": 3.0, "c": 3.001, "d": 2.0}) == {"b": 1.5, "c": 1.5, "d": 3, "a": 4}
+
+
+def test_check_tables_rebuilds_the_matrix_and_names_a_hand_edit(fixture_results, tmp_path):
+    """The matrix keeps what it read outside results/ (runs' logs and sessions) in results/provenance/matrix/, so
+    `paragen check-tables` rebuilds it from committed files alone; an edited cell is named."""
+    from paragen.report.matrix_render import write_matrix
+    from paragen.report.staleness import check_tables
+
+    config, _ = fixture_results
+    Path("runs/t_copynet").mkdir(parents=True)
+    Path("runs/t_copynet/train_log.csv").write_text("epoch,train_loss,valid_loss,valid_metric,wall_time_s\n"
+                                                    "1,2.0,2.1,50.0,120.0\n")
+    Path("runs/t_copynet/sessions.json").write_text('[{"first_epoch": 1, "device": "a test CPU"}]')
+    write_matrix(config, figures=False)
+    assert "Trained on a test CPU: 2 min of training over 1 run(s)." in Path("results/tables/matrix.md").read_text()
+    assert Path("results/provenance/matrix/files/runs/t_copynet/train_log.csv").is_file()
+    import shutil
+
+    shutil.rmtree("runs")  # a fresh clone has no runs/: the rebuild reads the kept copies
+    stale, checked = check_tables(tmp_path)
+    assert checked == ["matrix"] and stale == []
+    table = Path("results/tables/matrix.md")
+    table.write_text(table.read_text().replace("80.0 ± 10.0", "81.0 ± 10.0"))
+    stale, _ = check_tables(tmp_path)
+    assert [s.path for s in stale] == ["results/tables/matrix.md"]

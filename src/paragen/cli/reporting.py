@@ -87,6 +87,7 @@ def register(commands: Commands) -> None:
     p = add("matrix", cmd_matrix, "write the mechanism x task matrix (results/tables/matrix.*, its heat map) from its "
             "cells' metrics and paired tests", writes=lambda a: [("results/tables/matrix", False)])
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
+    p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
     p.add_argument("--tables-only", action="store_true", help="write the table files, not the heat map")
     p = add("check-tables", cmd_check_tables, "rebuild every committed table from results/metrics/ and "
             "results/provenance/ in a scratch folder and name each committed file that differs (stale or edited)",

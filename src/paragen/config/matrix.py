@@ -212,6 +212,12 @@ def expand_matrix(config: ParagenConfig) -> None:
         if task.dataset not in config.datasets:
             raise ValueError(f"matrix.tasks.{name}.dataset: unknown dataset {task.dataset!r}; allowed values: "
                              f"{sorted(config.datasets)}")
+        scored = config.comparison_metrics(task.dataset)
+        for key, metric in [("metric", task.metric)] + [("also", m) for m in task.also] + (
+                [("sanity.metric", task.sanity.metric)] if task.sanity else []):
+            if metric not in scored:
+                raise ValueError(f"matrix.tasks.{name}.{key}: {task.dataset} is not scored with {metric!r}; allowed "
+                                 f"values: {scored}")
         for label, mechanism in matrix.mechanisms.items():
             model, _ = _cell_setting(config, name, label)
             if model is None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paragen.artifacts import (MATRIX_FIGURE, MATRIX_TABLE, matrix_comparison_path, metrics_path, run_dir,
-                               table_outputs)
+from paragen.artifacts import (MATRIX_FIGURE, MATRIX_TABLE, matrix_comparison_path, metrics_path, provenance_dir,
+                               run_dir, table_outputs)
 from paragen.config import ParagenConfig
 from paragen.config.matrix import MatrixCell, baseline_cell, matrix_cells
 from paragen.pipeline.experiment_stages import align_stage, compare_stage
@@ -67,12 +67,13 @@ def matrix_stages(config: ParagenConfig) -> list[Stage]:
     deps = tuple(metrics_path(r) for r in runs + sanity) + tuple(f"{run_dir(r)}/train_log.csv" for r in runs) \
         + tuple(f"{run_dir(r)}/{SESSIONS_FILE}" for r in runs) + tuple(s.outs[0] for s in stages) \
         + tuple(path for outs in aligned for path in outs)  # gold-link accuracy: in the CSV beside the metric
-    outs = table_outputs(MATRIX_TABLE) + (MATRIX_FIGURE,)
+    outs = table_outputs(MATRIX_TABLE) + (MATRIX_FIGURE, provenance_dir(MATRIX_TABLE))
     stages.append(Stage(
         name="report_matrix", step="report",
         cmd=shell_command("paragen", "matrix", "--params", PARAMS_FILE,
                           *(("--data", ",".join(config.data)) if config.data else ())),
         deps=tuple(dict.fromkeys(deps)), params=("matrix",), outs=outs, uncached=outs,
+        directories=(provenance_dir(MATRIX_TABLE),),
         report=matrix_report_items(config)))
     return stages
 

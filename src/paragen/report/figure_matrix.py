@@ -40,7 +40,10 @@ def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, p
                 text = f"{cell.rank:g} · {shown(cell.mean, 1)}" + (" v" if task.void and cell.tests else mark)
             dark = cell.rank is not None and cell.rank > (1 + top) / 2  # viridis_r: high ranks are dark
             ax.text(j, i, text, ha="center", va="center", color="white" if dark else "black")
-    ax.set_xticks(range(len(results)), [style.panel_title(t.label) for t in results])
+    import textwrap
+
+    width = max(12, int(60 / max(len(results), 1)))  # characters a column label may take on one line
+    ax.set_xticks(range(len(results)), ["\n".join(textwrap.wrap(t.label, width)) for t in results])
     ax.set_yticks(range(len(mechanisms)), mechanisms)
     ax.tick_params(length=0)
     ax.grid(False)

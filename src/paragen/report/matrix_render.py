@@ -13,6 +13,7 @@ from paragen.config import ParagenConfig
 from paragen.config.matrix import METRIC_LABELS
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
+from paragen.report.provenance import keep
 from paragen.report.matrix import ALPHA, CellResult, TaskResult, chance_rate, matrix_results
 from paragen.report.render import latex_escape
 from paragen.report.rounding import shown
@@ -153,9 +154,13 @@ def to_latex(config: ParagenConfig, results: list[TaskResult]) -> str:
 
 
 def write_matrix(config: ParagenConfig, figures: bool = True) -> list[str]:
-    """Write the matrix's tables (and its heat map); returns the paths written."""
+    """Write the matrix's tables (and its heat map) and keep what they read outside results/ (the runs' training
+    logs and sessions: the caption's hardware and time) in results/provenance/matrix/, so `paragen check-tables`
+    can rebuild them; returns the paths written."""
     results = matrix_results(config)
     runs = {run: Path(run_dir(run)) for task in results for c in task.cells if c.status == "scored" for run in c.runs}
+    keep(MATRIX_TABLE, [str(d / name) for d in runs.values() for name in ("train_log.csv", "sessions.json")
+                        if (d / name).is_file()], {"table": MATRIX_TABLE, "data": list(config.data), "seeds": 1})
     md, csv_path, tex = table_outputs(MATRIX_TABLE)
     write_text(md, to_markdown(config, results, hardware_summary(runs)))
     write_text(csv_path, to_csv(config, results))

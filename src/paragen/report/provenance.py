@@ -39,13 +39,19 @@ def read_files(config: ParagenConfig, plan: TablePlan) -> list[str]:
 def publish_provenance(config: ParagenConfig, plan: TablePlan) -> str:
     """Replace ``results/provenance/<table>/`` with copies of what the report read and the settings it ran
     with; returns the directory."""
-    target = artifacts.provenance_dir(plan.name)
+    return keep(plan.name, read_files(config, plan),
+                {"table": plan.name, "data": list(config.data), "seeds": config.seed_count})
+
+
+def keep(name: str, paths: list[str], settings: dict) -> str:
+    """Replace ``results/provenance/<name>/`` with copies of ``paths`` (under ``files/``, at their own paths) and
+    ``settings`` (``report.json``: ``table``, ``data``, ``seeds``); returns the directory."""
+    target = artifacts.provenance_dir(name)
     with replaced_directory(target) as staging:
-        for path in read_files(config, plan):
+        for path in paths:
             copy = staging / FILES_DIR / path
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, copy)
-        settings = {"table": plan.name, "data": list(config.data), "seeds": config.seed_count}
         (staging / SETTINGS_FILE).write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
     return target
 

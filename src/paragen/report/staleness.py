@@ -40,6 +40,8 @@ class Stale:
 def _scratch_inputs(root: Path, scratch: Path) -> None:
     shutil.copyfile(root / "params.yaml", scratch / "params.yaml")
     shutil.copytree(root / "results" / "metrics", scratch / "results" / "metrics")
+    if (root / "results" / "matrix").is_dir():  # the matrix's paired tests
+        shutil.copytree(root / "results" / "matrix", scratch / "results" / "matrix")
     tables = root / "results" / "tables"
     quoted = [root / p for p in QUOTED_TABLES] + sorted(tables.glob("*_sweep.csv"))
     for path in quoted:
@@ -65,6 +67,9 @@ def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str
     settings = restore(provenance, scratch)
     command = [sys.executable, "-m", "paragen.cli", "report", "--params", "params.yaml", "--table", settings["table"],
                "--tables-only", "--seeds", str(settings["seeds"])]
+    if settings["table"] == artifacts.MATRIX_TABLE:
+        command = [sys.executable, "-m", "paragen.cli", "matrix", "--params", "params.yaml", "--tables-only",
+                   "--suites", "matrix"]  # `seeds` is the matrix's own (matrix.seeds)
     if settings["data"]:
         command += ["--data", ",".join(settings["data"])]
     done = subprocess.run(command, cwd=scratch, capture_output=True, text=True)
