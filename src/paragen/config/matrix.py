@@ -181,11 +181,11 @@ def _cell_setting(config: ParagenConfig, name: str, label: str) -> tuple[ModelCo
 
 
 def _seed_run(config: ParagenConfig, experiment: str, seed: int, declare: bool) -> str:
-    from paragen.config.seeds import _declare, base_seed
+    from paragen.config.seeds import _declare, base_seed, replica_name
 
     if seed == base_seed(config, experiment):
         return experiment
-    return _declare(config, experiment, seed) if declare else f"{experiment}_seed{seed}"
+    return _declare(config, experiment, seed) if declare else replica_name(experiment, seed)
 
 
 def expand_matrix(config: ParagenConfig) -> None:
@@ -262,6 +262,11 @@ def matrix_cells(config: ParagenConfig) -> list[MatrixCell]:
             runs = tuple((_seed_run(config, experiment, seed, declare=False), seed) for seed in matrix.seeds)
             cells.append(MatrixCell(name, label, experiment, None, runs))
     return cells
+
+
+def declared_by_matrix(config: ParagenConfig, experiment: str) -> bool:
+    """Whether the matrix declared ``experiment`` (``mx_<task>_<mechanism>``), rather than reusing a suite's."""
+    return config.matrix is not None and experiment in config.matrix._declared
 
 
 def model_params(config: ParagenConfig, model: str) -> tuple[str, ...]:

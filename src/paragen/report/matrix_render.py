@@ -10,7 +10,7 @@ from pathlib import Path
 from paragen.artifacts import MATRIX_FIGURE, MATRIX_TABLE, run_dir, table_outputs
 from paragen.atomic import write_text
 from paragen.config import ParagenConfig
-from paragen.config.matrix import METRIC_LABELS
+from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
 from paragen.report.provenance import keep
@@ -111,7 +111,7 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str)
     lines += [f"- {c.mechanism} on {t.label}: {c.status}: {c.reason}" for t in results for c in t.cells
               if c.status != "scored"] or ["- none"]
     reused = sorted({(c.experiment, c.mechanism, t.label) for t in results for c in t.cells if c.experiment
-                     and not c.experiment.startswith("mx_")})
+                     and not declared_by_matrix(config, c.experiment)})
     lines += ["", "## Runs shared with the suites' tables", "",
               "These cells are the suites' own experiments (identical dataset, model, training and decoding), trained "
               "once; their test results were seen before the matrix was designed (docs/decisions.md X5):", ""]
