@@ -99,6 +99,7 @@ class MatrixConfig(_Strict):
     mechanisms: dict[str, MatrixMechanism] = Field(min_length=1, description="row label -> mechanism")
     tasks: dict[Name, MatrixTask] = Field(min_length=1, description="task name -> task (a column)")
     _declared: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)  # model -> (task, mechanism)
+    _cells: list = PrivateAttr(default_factory=list)  # the MatrixCells, decided once by expand_matrix
 
     @model_validator(mode="after")
     def _labels(self) -> "MatrixConfig":
@@ -147,7 +148,7 @@ class MatrixCell:
 
 def composed_model(config: ParagenConfig, task: MatrixTask, mechanism: MatrixMechanism) -> ModelConfig | str:
     """The cell's model (the base with the mechanism's fields on top), or why it does not apply."""
-    family = task.recurrent if mechanism.family == "recurrent" else task.transformer
+    family = _family(task, mechanism)
     if family is None:
         return "the task has no Transformer base (matrix.tasks.*.transformer)"
     try:
@@ -156,10 +157,9 @@ def composed_model(config: ParagenConfig, task: MatrixTask, mechanism: MatrixMec
         return "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())
 
 
-def _family(task: MatrixTask, mechanism: MatrixMechanism) -> MatrixFamily:
-    family = task.recurrent if mechanism.family == "recurrent" else task.transformer
-    assert family is not None
-    return family
+def _family(task: MatrixTask, mechanism: MatrixMechanism) -> MatrixFamily | None:
+    """The task's base of the mechanism's family (None: the task has no Transformer base)."""
+    return task.recurrent if mechanism.family == "recurrent" else task.transformer
 
 
 def same_experiment(config: ParagenConfig, dataset: str, model: ModelConfig, family: MatrixFamily) -> str | None:
@@ -180,12 +180,11 @@ def _cell_setting(config: ParagenConfig, name: str, label: str) -> tuple[ModelCo
     return (None, model) if isinstance(model, str) else (model, None)
 
 
-def _seed_run(config: ParagenConfig, experiment: str, seed: int, declare: bool) -> str:
-    from paragen.config.seeds import _declare, base_seed, replica_name
+def _seed_run(config: ParagenConfig, experiment: str, seed: int) -> str:
+    """The run of ``experiment`` trained with ``seed``: itself for its own seed, else its replica (declared)."""
+    from paragen.config.seeds import _declare, base_seed
 
-    if seed == base_seed(config, experiment):
-        return experiment
-    return _declare(config, experiment, seed) if declare else replica_name(experiment, seed)
+    return experiment if seed == base_seed(config, experiment) else _declare(config, experiment, seed)
 
 
 def expand_matrix(config: ParagenConfig) -> None:
@@ -194,6 +193,7 @@ def expand_matrix(config: ParagenConfig) -> None:
     matrix = config.matrix
     if matrix is None:
         return
+    matrix._cells = []  # decided afresh for this configuration
     for name, task in matrix.tasks.items():
         for key, family in (("recurrent", task.recurrent), ("transformer", task.transformer)):
             if family is None:
@@ -218,11 +218,14 @@ def expand_matrix(config: ParagenConfig) -> None:
             if metric not in scored:
                 raise ValueError(f"matrix.tasks.{name}.{key}: {task.dataset} is not scored with {metric!r}; allowed "
                                  f"values: {scored}")
+        cells = []
         for label, mechanism in matrix.mechanisms.items():
-            model, _ = _cell_setting(config, name, label)
+            model, reason = _cell_setting(config, name, label)
             if model is None:
+                cells.append(MatrixCell(name, label, None, reason, ()))
                 continue
             family = _family(task, mechanism)
+            assert family is not None  # a cell without its family's base does not apply
             experiment = same_experiment(config, task.dataset, model, family)
             own = f"{PREFIX}_{name}_{slug(label)}"
             if experiment == own and config.experiments[own].model == own:  # declared by an earlier expansion (a
@@ -238,30 +241,18 @@ def expand_matrix(config: ParagenConfig) -> None:
                 matrix._declared[experiment] = (name, label)
                 config.experiments[experiment] = ExperimentConfig(
                     dataset=task.dataset, model=experiment, training=family.training, decoding=family.decoding)
-            for seed in matrix.seeds:
-                _seed_run(config, experiment, seed, declare=True)
-        if task.baseline not in [label for label in matrix.mechanisms if _cell_setting(config, name, label)[0]]:
+            cells.append(MatrixCell(name, label, experiment, None,
+                                    tuple((_seed_run(config, experiment, seed), seed) for seed in matrix.seeds)))
+        baseline = next(c for c in cells if c.mechanism == task.baseline)
+        if not baseline.applies:
             raise ValueError(f"matrix.tasks.{name}.baseline: {task.baseline!r} does not apply to the task "
-                             f"({_cell_setting(config, name, task.baseline)[1]})")
+                             f"({baseline.reason})")
+        matrix._cells += cells
 
 
 def matrix_cells(config: ParagenConfig) -> list[MatrixCell]:
-    """Every task x mechanism, tasks first, in params.yaml's order (after :func:`expand_matrix`)."""
-    matrix = config.matrix
-    if matrix is None:
-        return []
-    cells = []
-    for name, task in matrix.tasks.items():
-        for label, mechanism in matrix.mechanisms.items():
-            model, reason = _cell_setting(config, name, label)
-            if model is None:
-                cells.append(MatrixCell(name, label, None, reason, ()))
-                continue
-            experiment = same_experiment(config, task.dataset, model, _family(task, mechanism))
-            assert experiment is not None, "expand_matrix declares every cell that applies"
-            runs = tuple((_seed_run(config, experiment, seed, declare=False), seed) for seed in matrix.seeds)
-            cells.append(MatrixCell(name, label, experiment, None, runs))
-    return cells
+    """Every task x mechanism, tasks first, in params.yaml's order, as :func:`expand_matrix` decided them."""
+    return [] if config.matrix is None else list(config.matrix._cells)
 
 
 def declared_by_matrix(config: ParagenConfig, experiment: str) -> bool:
@@ -276,8 +267,9 @@ def model_params(config: ParagenConfig, model: str) -> tuple[str, ...]:
     if model not in declared:
         return (f"models.{model}",)
     task, label = declared[model]
-    base = _family(config.matrix.tasks[task], config.matrix.mechanisms[label]).model  # type: ignore[union-attr]
-    return (f"models.{base}", "matrix.mechanisms", f"matrix.tasks.{task}")
+    family = _family(config.matrix.tasks[task], config.matrix.mechanisms[label])  # type: ignore[union-attr]
+    assert family is not None  # declared cells have their family's base
+    return (f"models.{family.model}", "matrix.mechanisms", f"matrix.tasks.{task}")
 
 
 def baseline_cell(cells: list[MatrixCell], config: ParagenConfig, task: str) -> MatrixCell:
