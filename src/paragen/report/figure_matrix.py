@@ -3,13 +3,11 @@ Style: :mod:`paragen.figure_style`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import textwrap
 
 from paragen import figure_style as style
+from paragen.report.matrix import TaskResult, by_cell
 from paragen.report.rounding import shown
-
-if TYPE_CHECKING:
-    from paragen.report.matrix import TaskResult
 
 
 def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, path: str) -> None:
@@ -18,7 +16,7 @@ def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, p
     import numpy as np
     from matplotlib.colors import ListedColormap
 
-    cells = {(c.task, c.mechanism): c for task in results for c in task.cells}
+    cells = by_cell(results)
     ranks = np.full((len(mechanisms), len(results)), np.nan)
     for j, task in enumerate(results):
         for i, mechanism in enumerate(mechanisms):
@@ -40,8 +38,6 @@ def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, p
                 text = f"{cell.rank:g} · {shown(cell.mean, 1)}" + (" v" if task.void and cell.tests else mark)
             dark = cell.rank is not None and cell.rank > (1 + top) / 2  # viridis_r: high ranks are dark
             ax.text(j, i, text, ha="center", va="center", color="white" if dark else "black")
-    import textwrap
-
     width = max(12, int(60 / max(len(results), 1)))  # characters a column label may take on one line
     ax.set_xticks(range(len(results)), ["\n".join(textwrap.wrap(t.label, width)) for t in results])
     ax.set_yticks(range(len(mechanisms)), mechanisms)

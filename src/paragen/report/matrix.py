@@ -19,6 +19,7 @@ from paragen.config.matrix import METRIC_PATHS, MatrixCell, matrix_cells
 from paragen.config.seeds import mean_sd
 from paragen.pipeline.matrix_stages import matrix_tests
 from paragen.pipeline.tables import absent_reason
+from paragen.report.tables import metric_value
 
 ALPHA = 0.05
 """The level of every paired test (X3)."""
@@ -62,22 +63,26 @@ class TaskResult:
     void: str = ""  # why the column's verdicts are void ("" when they count)
 
 
-def _at(metrics: dict[str, Any], path: str) -> float | None:
-    value: Any = metrics
-    for key in path.split("/"):
-        if not isinstance(value, dict) or key not in value:
-            return None
-        value = value[key]
-    return float(value) if isinstance(value, (int, float)) else None
+def by_cell(results: list[TaskResult]) -> dict[tuple[str, str], CellResult]:
+    """(task, mechanism) -> cell, over every column: how the tables and the heat map look a cell up."""
+    return {(c.task, c.mechanism): c for task in results for c in task.cells}
 
 
-def read_metric(path: str, metric: str) -> float:
-    """A metric from a metrics file (``results/metrics/<run>.json``), or a clear error naming the file."""
-    metrics = json.loads(Path(path).read_text(encoding="utf-8"))
-    value = _at(metrics, METRIC_PATHS[metric])
-    if value is None:
-        raise ValueError(f"{path}: no {metric} score at {METRIC_PATHS[metric]!r}; was the run scored with {metric}?")
-    return value
+def read_metrics(path: str, metrics: list[str]) -> dict[str, float]:
+    """The ``metrics`` of one metrics file (``results/metrics/<run>.json``, read once), or a clear error naming the
+    file and the metric it lacks."""
+    scores = json.loads(Path(path).read_text(encoding="utf-8"))
+    result = {}
+    for metric in metrics:
+        try:
+            value = metric_value(scores, METRIC_PATHS[metric])
+        except TypeError:  # the path ends at a section, not a number
+            value = None
+        if value is None:
+            raise ValueError(f"{path}: no {metric} score at {METRIC_PATHS[metric]!r}; was the run scored with "
+                             f"{metric}?")
+        result[metric] = value
+    return result
 
 
 def test_of(path: str) -> tuple[float, float]:
@@ -134,9 +139,9 @@ def _cell(config: ParagenConfig, cell: MatrixCell) -> CellResult:
                           cell.experiment, runs)
     aligned = [json.loads(Path(alignment_path(r)).read_text(encoding="utf-8"))["attention"]["accuracy"]
                for r in runs if Path(alignment_path(r)).exists()]
+    scores = [read_metrics(metrics_path(r), [task.metric, *task.also]) for r in runs]
     return CellResult(cell.task, cell.mechanism, "scored", "", cell.experiment, runs,
-                      [read_metric(metrics_path(r), task.metric) for r in runs],
-                      {m: [read_metric(metrics_path(r), m) for r in runs] for m in task.also}, aligned)
+                      [s[task.metric] for s in scores], {m: [s[m] for s in scores] for m in task.also}, aligned)
 
 
 def matrix_results(config: ParagenConfig) -> list[TaskResult]:
@@ -179,8 +184,8 @@ def sanity_void(config: ParagenConfig, task_name: str, baseline: CellResult) -> 
     if not Path(path).exists():
         raise FileNotFoundError(f"{path}: the bound {check.system} of matrix.tasks.{task_name}.sanity is missing "
                                 f"(run `paragen system --experiment {check.system}` and `paragen evaluate`)")
-    bound = read_metric(path, check.metric)
-    reached = [read_metric(metrics_path(run), check.metric) for run in baseline.runs]
+    bound = read_metrics(path, [check.metric])[check.metric]
+    reached = [read_metrics(metrics_path(run), [check.metric])[check.metric] for run in baseline.runs]
     mean = sum(reached) / len(reached)
     if mean >= check.fraction * bound:
         return ""

@@ -14,7 +14,7 @@ from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
 from paragen.report.provenance import keep
-from paragen.report.matrix import ALPHA, CellResult, TaskResult, chance_rate, matrix_results
+from paragen.report.matrix import ALPHA, CellResult, TaskResult, by_cell, chance_rate, matrix_results
 from paragen.report.render import latex_escape
 from paragen.report.rounding import shown
 
@@ -90,7 +90,7 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str)
     matrix = config.matrix
     assert matrix is not None
     mechanisms = list(matrix.mechanisms)
-    cells = {(c.task, c.mechanism): c for task in results for c in task.cells}
+    cells = by_cell(results)
     lines = [f"# {matrix.title}", "", "| mechanism | " + " | ".join(t.label for t in results) + " |",
              "|" + " --- |" * (len(results) + 1)]
     for mechanism in mechanisms:
@@ -141,7 +141,7 @@ def to_csv(config: ParagenConfig, results: list[TaskResult]) -> str:
 def to_latex(config: ParagenConfig, results: list[TaskResult]) -> str:
     matrix = config.matrix
     assert matrix is not None
-    cells = {(c.task, c.mechanism): c for task in results for c in task.cells}
+    cells = by_cell(results)
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "l" * len(results) + "}", r"\hline",
              "Mechanism & " + " & ".join(latex_escape(t.label) for t in results) + r" \\", r"\hline"]
     for mechanism in matrix.mechanisms:
