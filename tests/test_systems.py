@@ -13,6 +13,7 @@ import yaml
 from paragen.pipeline import plan
 from paragen.cli import main
 from paragen.config import ConfigError, parse_config
+from paragen.data.corpus import CorpusError
 
 from conftest import ROOT
 
@@ -239,6 +240,36 @@ def test_the_skip_row_is_the_mean_over_its_seeds(tmp_path, monkeypatch):
     assert metrics["per_seed"]["bleu"] == pytest.approx(per_seed)
     assert metrics["bleu"]["score"] == pytest.approx(sum(per_seed) / 3)
     assert metrics["count"] == 2 and isinstance(metrics["count"], int)
+    # 003's protocol (corpus BLEU, tokenize none, lowercased, against the .simp file) is averaged over the same
+    # seeds, not read from the first seed's output file
+    simp = Path("data/raw/turkcorpus/test.8turkers.tok.simp").read_text().splitlines()
+    protocol = [sacrebleu.corpus_bleu(skip(sources, 0.4, seed), [simp], lowercase=True, tokenize="none").score
+                for seed in (5, 6, 7)]
+    assert len(set(protocol)) > 1  # so that the first seed's value is not the mean
+    assert metrics["report_protocol"]["bleu"]["score"] == pytest.approx(sum(protocol) / 3)
+    assert len(metrics["per_seed"]["sari"]) == 3
+    assert metrics["bleu"]["hyp"] == "runs/simp_skip/test.hyp and seeds 6..7 computed in memory"
+    assert metrics["report_protocol"]["output"] == metrics["sari"]["hyp"] == metrics["bleu"]["hyp"]
+    assert metrics["skip"] == "mean over the outputs of seeds 5..7 (each word dropped with p = 0.4)"
+
+
+def test_the_skip_row_over_seeds_restores_bpe_before_scoring(tmp_path, monkeypatch):
+    """A skip row over seeds on BPE data (your own Turk-like set segmented with BPE): with p = 0 every seed returns
+    the source, whose "@@ " joins must be undone before BLEU against the word references, as for one seed."""
+    monkeypatch.chdir(tmp_path)
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["datasets"]["turk"].update(segmentation="bpe", merges=10, evaluation={"metrics": ["bleu"]})
+    raw["systems"]["simp_skip"].update(probability=0.0, seeds=2, sweep=[])
+    test = tmp_path / "data/segmented/turk.bpe"
+    test.mkdir(parents=True)
+    (test / "test.src").write_text("the re@@ cip@@ ient passed away today\n")
+    (test / "test.tgt").write_text("the recipient passed away today\n")
+    from paragen.scoring.evaluation import evaluate_skip_seeds
+
+    result = evaluate_skip_seeds(parse_config(raw), "simp_skip")
+    assert result["bleu"]["score"] == pytest.approx(100.0)
+    unrestored = sacrebleu.corpus_bleu(["the re@@ cip@@ ient passed away today"], [["the recipient passed away today"]])
+    assert unrestored.score < 50  # what scoring the BPE tokens would give
 
 
 def test_leave_one_out_oracle_worked_by_hand(tmp_path):
@@ -255,6 +286,11 @@ def test_leave_one_out_oracle_worked_by_hand(tmp_path):
     third = 100 * (7 / 8 * 5 / 6 * 3 / 4 * 1 / 2) ** 0.25
     assert result["bleu"]["score"] == pytest.approx((100 + 100 + third) / 3)
     assert result["references"] == 2 and "leave-one-out" in result["oracle"]
+    for k in (1, 2):
+        (tmp_path / f"test.ref.{k}").unlink()
+    with pytest.raises(CorpusError, match=rf"{tmp_path}: a leave-one-out oracle needs at least 2 references of "
+                                          "test, found 1"):
+        evaluate_leave_one_out(Evaluation(metrics=["bleu"]), str(tmp_path))
 
 
 def test_the_in_vocabulary_identity_writes_unknown_words_as_unk_and_depends_on_the_vocabulary(tmp_path, monkeypatch):

@@ -170,9 +170,8 @@ def _rouge(request: ScoreRequest, hyps: list[str]):
         return _rouge_perl(request, hyps, refs[0])
     unit, chosen = _choose_unit(request, refs, "--rouge-unit", request.rouge_unit, "char", ("word",),
                                 "deletes (rouge-score's tokenizer drops every CJK character: all scores 0)")
-    per_sentence = rouge.sentence_f1(hyps, refs[0], unit, request.stem)
-    means = per_sentence.mean(axis=0) if len(hyps) else np.zeros(3)
-    score = dict(zip(rouge.ROUGE_TYPES, map(float, means)))
+    per_sentence = rouge.sentence_f1(hyps, refs[0], unit, request.stem)  # score() refused an empty hyp file
+    score = dict(zip(rouge.ROUGE_TYPES, map(float, per_sentence.mean(axis=0))))
     stats = lambda h: rouge.sentence_f1(h, refs[0], unit, request.stem)  # noqa: E731
     return ({"score": score, "unit": unit, "unit_chosen": chosen, "stemmed": request.stem,
              "implementation": "rouge-score", "bootstrap_on": "rouge2"}, per_sentence, stats,
