@@ -125,3 +125,78 @@ def test_decode_closest_to_writes_the_chosen_epochs_outputs_beside_the_run(tmp_p
     sources = Path("data/prepared/tiny/test.src").read_text().splitlines()
     assert len(Path("runs/t_encdec/closest/test.hyp").read_text().splitlines()) == len(sources)
     assert not Path("runs/t_encdec/test.hyp").exists()
+
+
+def _retrain_config(**changes):
+    """The row Enc-Dec (t_encdec, whose run keeps no epochs) with its closest-epoch row from t_encdec_again: the
+    same experiment trained again, keeping every epoch, for at most 3 epochs."""
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["training"]["tiny_kept"] = {**raw["training"]["tiny"], "max_epochs": 3, "keep_epochs": "all", "threads": 2}
+    raw["decoding"]["beam3_too"] = dict(raw["decoding"]["beam3"])  # the same settings under another name
+    raw["experiments"]["t_encdec_again"] = {**raw["experiments"]["t_encdec"], "training": "tiny_kept", **changes}
+    raw["tables"]["copynet_synthetic"].update(closest_epochs=["Enc-Dec"], closest_runs={"Enc-Dec": "t_encdec_again"})
+    return parse_config(raw, "tiny")
+
+
+def test_a_closest_row_can_come_from_a_shorter_retrain_that_kept_its_epochs(tmp_path, monkeypatch):
+    """The choice reads the retrain's own log and checkpoints (LOG above: epoch 2 closest, 3 selected) and says whose
+    retrain it is and how long it trained (3 epochs of 1 s each: 0.05 min)."""
+    from paragen.training.closest_choice import choose
+
+    monkeypatch.chdir(tmp_path)
+    _run(tmp_path)
+    (tmp_path / "runs" / "t_encdec").rename(tmp_path / "runs" / "t_encdec_again")
+    config = _retrain_config()
+    choice = choose(config, "copynet_synthetic", "t_encdec_again")
+    assert (choice["epoch"], choice["row"], choice["retrain_of"]) == (2, "Enc-Dec", "t_encdec")
+    assert choice["checkpoint"] == "runs/t_encdec_again/epochs/epoch2.pt"
+    assert choice["training_minutes"] == pytest.approx(3 / 60)
+    with pytest.raises(ConfigError, match=r"t_encdec is not a row of its closest_epochs"):
+        choose(config, "copynet_synthetic", "t_encdec")  # the row's own run is not the one decoded
+
+
+def test_the_dag_trains_the_retrain_and_decodes_it_not_the_rows_own_run():
+    from paragen.pipeline.plan import build_plan
+
+    config = _retrain_config()
+    assert "t_encdec_again" in config.active_experiments()
+    stages = {s.name: s for s in build_plan(config).stages}
+    assert "train_t_encdec_again" in stages and "closest_t_encdec" not in stages
+    assert "runs/t_encdec_again/epochs" in stages["closest_t_encdec_again"].deps
+    assert "results/metrics/t_encdec_again.closest.json" in stages["report_copynet_synthetic"].deps
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"model": "copynet"}, r"t_encdec_again differs from the row's experiment t_encdec in \['model'\]"),
+    ({"decoding": "beam3_too"}, r"differs from the row's experiment t_encdec in \['decoding'\]"),
+])
+def test_a_retrain_must_be_the_rows_experiment_trained_again(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        _retrain_config(**changes)
+
+
+def test_a_retrain_with_other_training_settings_is_refused():
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["training"]["tiny_kept"] = {**raw["training"]["tiny"], "keep_epochs": "all", "seed": 2}
+    raw["experiments"]["t_encdec_again"] = {**raw["experiments"]["t_encdec"], "training": "tiny_kept"}
+    raw["tables"]["copynet_synthetic"].update(closest_epochs=["Enc-Dec"], closest_runs={"Enc-Dec": "t_encdec_again"})
+    with pytest.raises(ConfigError, match=r"closest_runs\.Enc-Dec: t_encdec_again differs from the row's experiment "
+                                          r"t_encdec in \['training\.seed'\]; only max_epochs, patience, keep_epochs"):
+        parse_config(raw, "tiny")
+    raw["tables"]["copynet_synthetic"].update(closest_epochs=[], closest_runs={"Enc-Dec": "t_encdec_again"})
+    with pytest.raises(ConfigError, match=r"closest_runs: \['Enc-Dec'\] are not rows of closest_epochs"):
+        parse_config(raw, "tiny")
+
+
+def test_the_caption_says_a_closest_row_comes_from_a_retrain(tmp_path, monkeypatch):
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.build import closest_rows_text
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "results" / "metrics" / "t_encdec_again.closest_epoch.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"epoch": 2, "distance": 0.85, "selected_epoch": 3, "selected_distance": 38.45,
+                                "epochs_run": 3, "retrain_of": "t_encdec", "training_minutes": 44.6}))
+    assert closest_rows_text(table_plan(_retrain_config(), "copynet_synthetic")).endswith(
+        "Enc-Dec, closest epoch: epoch 2 of 3 of t_encdec_again, t_encdec trained again with every epoch's weights "
+        "kept (its own run kept none; 45 min of training) (0.9, 38.5 at the selected epoch 3).")

@@ -138,6 +138,20 @@ class ParagenConfig(_Strict):
                     raise ValueError(f"{key}.metric: {comparison.metric!r} is not a metric {a.dataset} is scored "
                                      f"with; allowed values: {allowed}")
 
+    def _check_closest_run(self, key: str, row: str, retrain: str) -> None:
+        """A closest-epoch row from another run must be the row's own experiment trained again: the same dataset,
+        model and decoding, and the same training but for how long it runs and what it keeps."""
+        if retrain not in self.experiments:
+            raise ValueError(f"{key}: {retrain!r} is not an experiment")
+        ours, theirs = self.experiments[row], self.experiments[retrain]
+        differing = [field for field in ("dataset", "model", "decoding") if getattr(ours, field) != getattr(theirs, field)]
+        free = {"max_epochs", "patience", "keep_epochs", "threads"}
+        training = [f"training.{k}" for k, v in self.training[ours.training].model_dump().items()
+                    if k not in free and self.training[theirs.training].model_dump()[k] != v]
+        if differing or training:
+            raise ValueError(f"{key}: {retrain} differs from the row's experiment {row} in {differing + training}; "
+                             "only max_epochs, patience, keep_epochs and threads may differ")
+
     def _check_closest_epochs(self) -> None:
         """Closest-epoch rows: trained rows on rule data with a published row, whose training keeps its epochs."""
         from paragen.config.papers import PaperTable
@@ -145,10 +159,12 @@ class ParagenConfig(_Strict):
         for name, table in self.tables.items():
             for label in table.closest_epochs:
                 key = f"tables.{name}.closest_epochs"
-                experiment = table.rows.get(label)
-                if experiment not in self.experiments:
+                if table.rows.get(label) not in self.experiments:
                     trained = [r for r, e in table.rows.items() if e in self.experiments]
                     raise ValueError(f"{key}: {label!r} is not a trained row of the table; allowed values: {trained}")
+                experiment = table.closest_run(label)
+                if experiment != table.rows[label]:
+                    self._check_closest_run(f"tables.{name}.closest_runs.{label}", table.rows[label], experiment)
                 spec = self.experiments[experiment]
                 if not isinstance(self.datasets[spec.dataset], SyntheticDataset):
                     raise ValueError(f"{key}: {label!r} does not learn rule data (the closest epoch is judged on its "
@@ -300,6 +316,9 @@ class ParagenConfig(_Strict):
                 for row in table.rows.values():
                     if self.runnable(row):
                         add(row)
+                for label, retrain in table.closest_runs.items():
+                    if self.runnable(table.rows[label]) and self.runnable(retrain):
+                        add(retrain)
         if "matrix" in self.suites and self.matrix is not None:
             for task in self.matrix.tasks.values():
                 if task.sanity is not None and self.runnable(task.sanity.system):

@@ -113,6 +113,10 @@ class TableConfig(_Strict):
         default_factory=list, description="rule data: rows (labels) that also show their closest epoch's test "
         "scores: the checkpoint whose per-type validation exact match is closest to the paper's row, decoded with "
         "the row's beam (its training needs keep_epochs)")
+    closest_runs: dict[str, str] = Field(
+        default_factory=dict, description="row label (in closest_epochs) -> the experiment whose kept epochs give "
+        "that row's closest-epoch row, when the row's own run kept none: the same dataset, model, decoding and "
+        "training except max_epochs, patience, keep_epochs and threads (a shorter retrain)")
     confirmation: Confirmation | None = Field(None, description="confirmation seeds: every trained row trained "
                                               "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "
@@ -134,6 +138,10 @@ class TableConfig(_Strict):
             from paragen.config.papers import PaperTable
 
             PaperTable.load(self.paper).with_columns(self.columns)  # unknown keys are refused, with the valid ones
+        outside = sorted(set(self.closest_runs) - set(self.closest_epochs))
+        if outside:
+            raise ValueError(f"closest_runs: {outside} are not rows of closest_epochs; allowed values: "
+                             f"{self.closest_epochs}")
         unknown = sorted(set(self.not_comparable) - set(self.rows))
         if unknown:
             raise ValueError(f"not_comparable: {unknown} are not rows of the table; allowed values: {list(self.rows)}")
@@ -143,3 +151,7 @@ class TableConfig(_Strict):
         """Every experiment named by rows or grid, in order, deduplicated."""
         named = list(self.rows.values()) + [e for columns in self.grid.values() for e in columns.values()]
         return list(dict.fromkeys(named))
+
+    def closest_run(self, label: str) -> str:
+        """The experiment whose kept epochs give row ``label``'s closest-epoch row: its own, or ``closest_runs``'."""
+        return self.closest_runs.get(label, self.rows[label])

@@ -273,8 +273,8 @@ def closest_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]
     """Per row in ``closest_epochs`` that can run: its seed runs' closest-epoch decodes, scored as the row is."""
     result = {}
     for label in spec.closest_epochs:
-        name = spec.rows[label]
-        if not config.runnable(name):
+        name = spec.closest_run(label)
+        if not (config.runnable(name) and config.runnable(spec.rows[label])):
             continue
         runs = tuple(RunPlan(run, seed, closest_metrics_path(run), None, None)
                      for run, seed in replica_runs(config, name))

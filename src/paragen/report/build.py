@@ -180,7 +180,10 @@ def closest_rows_text(plan: TablePlan) -> str:
             seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
             at_selected = "" if choice["selected_distance"] is None else \
                 f", {shown(choice['selected_distance'], 1)} at the selected epoch {choice['selected_epoch']}"
-            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']} "
+            retrain = "" if "retrain_of" not in choice else \
+                (f" of {run.name}, {choice['retrain_of']} trained again with every epoch's weights kept (its own run "
+                 f"kept none; {round(choice['training_minutes'])} min of training)")
+            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']}{retrain} "
                          f"({shown(choice['distance'], 1)}{at_selected})")
     if not parts:
         return ""

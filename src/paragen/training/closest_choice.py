@@ -36,8 +36,8 @@ def choose(config: ParagenConfig, table_name: str, experiment: str) -> dict[str,
     replica of one) to decode, with the validation distances behind the choice."""
     table = config.tables[table_name]
     base = base_of(config, experiment)
-    label = next((row for row, name in table.rows.items() if name == base), None)
-    if label is None or label not in table.closest_epochs:
+    label = next((row for row in table.closest_epochs if table.closest_run(row) == base), None)
+    if label is None:
         raise ConfigError(f"--closest-to {table_name}: {experiment} is not a row of its closest_epochs "
                           f"({table.closest_epochs})")
     paper = PaperTable.load(table.paper)
@@ -52,6 +52,9 @@ def choose(config: ParagenConfig, table_name: str, experiment: str) -> dict[str,
         raise FileNotFoundError(f"{checkpoint}: epoch {found.epoch} is closest to the paper's {label} row but its "
                                 f"weights were not kept (training.{config.experiments[experiment].training}."
                                 "keep_epochs); retrain with it set")
+    retrain = table.closest_run(label) != table.rows[label]
     return {"table": table_name, "row": label, "epoch": found.epoch, "distance": found.distance,
             "selected_epoch": selected, "selected_distance": found.best_epoch_distance, "epochs_run": len(rows),
-            "checkpoint": str(checkpoint)}
+            "checkpoint": str(checkpoint),
+            **({"retrain_of": table.rows[label], "training_minutes": sum(r["wall_time_s"] for r in rows) / 60}
+               if retrain else {})}
