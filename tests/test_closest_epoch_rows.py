@@ -162,6 +162,10 @@ def test_the_dag_trains_the_retrain_and_decodes_it_not_the_rows_own_run():
     assert "t_encdec_again" in config.active_experiments()
     stages = {s.name: s for s in build_plan(config).stages}
     assert "train_t_encdec_again" in stages and "closest_t_encdec" not in stages
+    # trained only: no table shows its selected checkpoint, so neither engine decodes or scores it whole
+    assert not [name for name in stages if name.startswith(("decode_t_encdec_again", "score_t_encdec_again"))
+                and not name.endswith("_closest")]
+    assert "tables.copynet_synthetic.closest_runs" in stages["closest_t_encdec_again"].params
     assert "runs/t_encdec_again/epochs" in stages["closest_t_encdec_again"].deps
     assert "results/metrics/t_encdec_again.closest.json" in stages["report_copynet_synthetic"].deps
 
@@ -177,11 +181,11 @@ def test_a_retrain_must_be_the_rows_experiment_trained_again(changes, message):
 
 def test_a_retrain_with_other_training_settings_is_refused():
     raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
-    raw["training"]["tiny_kept"] = {**raw["training"]["tiny"], "keep_epochs": "all", "seed": 2}
+    raw["training"]["tiny_kept"] = {**raw["training"]["tiny"], "keep_epochs": "all", "learning_rate": 0.5}
     raw["experiments"]["t_encdec_again"] = {**raw["experiments"]["t_encdec"], "training": "tiny_kept"}
     raw["tables"]["copynet_synthetic"].update(closest_epochs=["Enc-Dec"], closest_runs={"Enc-Dec": "t_encdec_again"})
     with pytest.raises(ConfigError, match=r"closest_runs\.Enc-Dec: t_encdec_again differs from the row's experiment "
-                                          r"t_encdec in \['training\.seed'\]; only max_epochs, patience, keep_epochs"):
+                                          r"t_encdec in \['training\.learning_rate'\]; only max_epochs, patience, keep_epochs"):
         parse_config(raw, "tiny")
     raw["tables"]["copynet_synthetic"].update(closest_epochs=[], closest_runs={"Enc-Dec": "t_encdec_again"})
     with pytest.raises(ConfigError, match=r"closest_runs: \['Enc-Dec'\] are not rows of closest_epochs"):
@@ -195,8 +199,23 @@ def test_the_caption_says_a_closest_row_comes_from_a_retrain(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "results" / "metrics" / "t_encdec_again.closest_epoch.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"epoch": 2, "distance": 0.85, "selected_epoch": 3, "selected_distance": 38.45,
-                                "epochs_run": 3, "retrain_of": "t_encdec", "training_minutes": 44.6}))
-    assert closest_rows_text(table_plan(_retrain_config(), "copynet_synthetic")).endswith(
-        "Enc-Dec, closest epoch: epoch 2 of 3 of t_encdec_again, t_encdec trained again with every epoch's weights "
-        "kept (its own run kept none; 45 min of training) (0.9, 38.5 at the selected epoch 3).")
+    choice = {"epoch": 2, "distance": 0.85, "selected_epoch": 3, "selected_distance": 38.45, "epochs_run": 3,
+              "retrain_of": "t_encdec", "training_minutes": 44.6}
+    path.write_text(json.dumps(choice))
+    plan = table_plan(_retrain_config(), "copynet_synthetic")
+    assert closest_rows_text(plan).endswith(
+        "Enc-Dec, closest epoch: epoch 2 of 3 of t_encdec_again: t_encdec trained again for 3 epochs, keeping every "
+        "epoch's weights, as its own run kept none (45 min of training and validation; its trajectory may differ "
+        "from the full run's where the code or the threads differ) (0.9, 38.5 at the retrain's best epoch 3).")
+    path.write_text(json.dumps({**choice, "epoch": 3, "distance": 38.45}))  # the window's end
+    assert closest_rows_text(plan).endswith("(38.5, 38.5 at the retrain's best epoch 3; its last epoch, so the "
+                                            "paper's row may lie later and this row does not test how long the "
+                                            "paper trained).")
+
+
+def test_a_retrain_with_another_seed_or_gpu_count_is_refused():
+    with pytest.raises(ConfigError, match=r"differs from the row's experiment t_encdec in \['seed'\]"):
+        _retrain_config(seed=7)
+    with pytest.raises(ConfigError, match=r"differs from the row's experiment t_encdec in \['gpus'\]"):
+        _retrain_config(gpus=2)
+    assert _retrain_config(seed=1).experiments["t_encdec_again"].seed == 1  # training.tiny.seed is 1: the same seed

@@ -142,27 +142,33 @@ def _project(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_compare_restores_bpe_and_reads_each_split(tmp_path, monkeypatch):
-    """Gigaword (BPE, three test splits) on odd generation. Gold "a b" everywhere. giga_spm writes "a@@ b" on the
-    first line of test_ours only: restored it is "ab", one token short of the gold (odd); left as BPE it would be
-    two tokens, not odd. Every other line is clean. So giga_spm's share of clean sentences is 50 % on test_ours
-    and 100 % on test_rush and test_zhou; giga_encdec's is 100 % on all three."""
+    """Gigaword (BPE, three test splits) on odd generation, each split with its own gold, so that reading another
+    split's gold or outputs changes a verdict:
+    - test_ours, gold "a b" twice: giga_spm writes "a@@ b" first; restored it is "ab", one token short (odd); left as
+      BPE it would be two tokens (not odd). giga_encdec is clean. Clean shares: giga_spm 50 %, giga_encdec 100 %.
+    - test_rush, gold "c d e" twice: giga_encdec writes "c d" second (short against this gold, not against
+      test_ours's "a b"). giga_spm 100 %, giga_encdec 50 %.
+    - test_zhou, gold "f f g" and "h": giga_spm copies them (its "f f" is no repeat beyond this gold, but would be
+      against "a b"); giga_encdec writes "h h" second (h once beyond the gold). giga_spm 100 %, giga_encdec 50 %."""
     _project(tmp_path, monkeypatch)
     config = load_config("params.yaml")
     gold = tmp_path / "data/segmented/gigaword.bpe"
     gold.mkdir(parents=True)
-    for split in config.test_splits("gigaword"):
-        _write(gold / f"{split}.src", ["a b c", "a b c"])
-        _write(gold / f"{split}.tgt", ["a b", "a b"])
-        for experiment in ("giga_spm", "giga_encdec"):
-            first = "a@@ b" if (experiment, split) == ("giga_spm", "test_ours") else "a b"
+    cases = {"test_ours": (["a b", "a b"], ["a@@ b", "a b"], ["a b", "a b"]),
+             "test_rush": (["c d e", "c d e"], ["c d e", "c d e"], ["c d e", "c d"]),
+             "test_zhou": (["f f g", "h"], ["f f g", "h"], ["f f g", "h h"])}
+    assert sorted(cases) == sorted(config.test_splits("gigaword"))
+    for split, (target, spm, encdec) in cases.items():
+        _write(gold / f"{split}.src", ["x y z", "x y z"])
+        _write(gold / f"{split}.tgt", target)
+        for experiment, lines in (("giga_spm", spm), ("giga_encdec", encdec)):
             (tmp_path / "runs" / experiment).mkdir(parents=True, exist_ok=True)
-            _write(tmp_path / "runs" / experiment / f"{split}.hyp", [first, "a b"])
+            _write(tmp_path / "runs" / experiment / f"{split}.hyp", lines)
     result = compare_experiments(config, "giga_spm", "giga_encdec", "oddgen", samples=40)
     assert (result["experiment"], result["baseline"], result["metric"]) == ("giga_spm", "giga_encdec", "oddgen")
-    assert sorted(result["splits"]) == ["test_ours", "test_rush", "test_zhou"]
     scores = {split: (r["score_b"], r["score_a"], r["samples"], r["on"]) for split, r in result["splits"].items()}
-    assert scores == {"test_ours": (50.0, 100.0, 40, "oddgen"), "test_rush": (100.0, 100.0, 40, "oddgen"),
-                      "test_zhou": (100.0, 100.0, 40, "oddgen")}
+    assert scores == {"test_ours": (50.0, 100.0, 40, "oddgen"), "test_rush": (100.0, 50.0, 40, "oddgen"),
+                      "test_zhou": (100.0, 50.0, 40, "oddgen")}
 
 
 def test_compare_on_rule_data_takes_the_samples_asked_and_1000_by_default(tmp_path, monkeypatch):

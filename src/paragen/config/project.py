@@ -139,15 +139,21 @@ class ParagenConfig(_Strict):
                                      f"with; allowed values: {allowed}")
 
     def _check_closest_run(self, key: str, row: str, retrain: str) -> None:
-        """A closest-epoch row from another run must be the row's own experiment trained again: the same dataset,
-        model and decoding, and the same training but for how long it runs and what it keeps."""
+        """A closest-epoch row from another run must be the row's own experiment trained again: every experiment
+        field (dataset, model, decoding, seed, GPUs, ...) and every training setting the same but for how long it
+        runs, what it keeps and its CPU threads."""
         if retrain not in self.experiments:
             raise ValueError(f"{key}: {retrain!r} is not an experiment")
-        ours, theirs = self.experiments[row], self.experiments[retrain]
-        differing = [field for field in ("dataset", "model", "decoding") if getattr(ours, field) != getattr(theirs, field)]
-        free = {"max_epochs", "patience", "keep_epochs", "threads"}
-        training = [f"training.{k}" for k, v in self.training[ours.training].model_dump().items()
-                    if k not in free and self.training[theirs.training].model_dump()[k] != v]
+        ours, theirs = self.experiments[row].model_dump(), self.experiments[retrain].model_dump()
+        ours_training = self.training[ours["training"]].model_dump()
+        theirs_training = self.training[theirs["training"]].model_dump()
+        differing = [field for field, value in ours.items()
+                     if field not in ("training", "seed") and theirs[field] != value]
+        if (ours["seed"] if ours["seed"] is not None else ours_training["seed"]) != \
+                (theirs["seed"] if theirs["seed"] is not None else theirs_training["seed"]):
+            differing.append("seed")  # an experiment's seed replaces training.seed: the one training uses
+        free = {"max_epochs", "patience", "keep_epochs", "threads", "seed"}
+        training = [f"training.{k}" for k, v in ours_training.items() if k not in free and theirs_training[k] != v]
         if differing or training:
             raise ValueError(f"{key}: {retrain} differs from the row's experiment {row} in {differing + training}; "
                              "only max_epochs, patience, keep_epochs and threads may differ")
@@ -340,6 +346,20 @@ class ParagenConfig(_Strict):
                 runs += [run for name in table.rows.values() if self.runnable(name)
                          for run, _ in confirmation_runs(self, name, table.confirmation.seeds)]
         return list(dict.fromkeys(runs + self.matrix_runs()))
+
+    def retrain_only_runs(self) -> set[str]:
+        """Runs whose experiment only gives a closest-epoch row (``closest_runs``): trained, never decoded whole,
+        since no table shows their selected checkpoint."""
+        from paragen.config.seeds import replicas
+
+        tables = [t for t in self.active_tables().values() if t.kind == "scores"]
+        shown = {e for t in tables for e in t.rows.values()} | {c.experiment for c in self._matrix_cells()}
+        return {run for t in tables for e in t.closest_runs.values() if e not in shown for run in replicas(self, e)}
+
+    def _matrix_cells(self) -> list:
+        from paragen.config.matrix import matrix_cells
+
+        return matrix_cells(self) if "matrix" in self.suites else []
 
     def matrix_runs(self) -> list[str]:
         """The seed runs of the matrix's cells that apply and can run, when the suite ``matrix`` is on."""

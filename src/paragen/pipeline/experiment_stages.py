@@ -19,10 +19,11 @@ from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE
 from paragen.training.kept_epochs import EPOCHS_DIR
 
 
-def experiment_stages(config: ParagenConfig, exp: str, traced: str | None) -> list[Stage]:
+def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train_only: bool = False) -> list[Stage]:
     """train -> decode (each test split) -> score (synthetic: exact match by rule type) or evaluate (real data and
     the headline stand-in: the dataset's metrics), and ``paragen align`` where there are gold links or heat maps.
-    ``traced``: what the test decode also traces for the heat maps ("copy", "attention" or None)."""
+    ``traced``: what the test decode also traces for the heat maps ("copy", "attention" or None); ``train_only``:
+    a retrain that only gives a closest-epoch row (:meth:`ParagenConfig.retrain_only_runs`)."""
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
     dataset = config.datasets[spec.dataset]
@@ -43,6 +44,8 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None) -> li
         threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),
     )]
+    if train_only:
+        return stages_
     splits = config.test_splits(spec.dataset)
     several = splits != ["test"]  # one decode stage per test split, named and called by its split
     for split in splits:
@@ -269,7 +272,8 @@ def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) ->
                                       "--closest-to", name, "--die-with-parent"),
                     deps=(f"{run_dir(run.name)}/train_log.csv", f"{run_dir(run.name)}/{EPOCHS_DIR}", test_src,
                           data.vocab),
-                    params=(f"decoding.{spec.decoding}", f"tables.{name}.closest_epochs", f"tables.{name}.paper"),
+                    params=(f"decoding.{spec.decoding}", f"tables.{name}.closest_epochs", f"tables.{name}.paper")
+                    + ((f"tables.{name}.closest_runs",) if plan.spec.closest_runs else ()),
                     outs=decoded, uncached=(closest_choice_path(run.name),),
                     threads=config.decoding[spec.decoding].threads or 1,
                     resources=decode_resources(config, run.name, "test")))

@@ -41,8 +41,9 @@ def build_plan(config: ParagenConfig) -> Plan:
     synthetic = [ds for ds in dict.fromkeys(config.experiments[e].dataset for e in experiments)
                  if not isinstance(config.datasets[ds], RealDataset)]
     result = synthetic_data_stages(config, synthetic) + real_data_stages(config)
+    retrains = config.retrain_only_runs()
     for exp in experiments:
-        result += experiment_stages(config, exp, trace_of(config, exp))
+        result += experiment_stages(config, exp, trace_of(config, exp), exp in retrains)
     for system in config.active_systems():
         result += system_stages(config, system)
     result += comparison_stages(config, tables)

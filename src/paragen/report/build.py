@@ -178,13 +178,20 @@ def closest_rows_text(plan: TablePlan) -> str:
                 continue
             choice = json.loads(path.read_text(encoding="utf-8"))
             seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
+            retrain = "retrain_of" in choice
+            best = "the retrain's best epoch" if retrain else "the selected epoch"
             at_selected = "" if choice["selected_distance"] is None else \
-                f", {shown(choice['selected_distance'], 1)} at the selected epoch {choice['selected_epoch']}"
-            retrain = "" if "retrain_of" not in choice else \
-                (f" of {run.name}, {choice['retrain_of']} trained again with every epoch's weights kept (its own run "
-                 f"kept none; {round(choice['training_minutes'])} min of training)")
-            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']}{retrain} "
-                         f"({shown(choice['distance'], 1)}{at_selected})")
+                f", {shown(choice['selected_distance'], 1)} at {best} {choice['selected_epoch']}"
+            how = "" if not retrain else \
+                (f" of {run.name}: {choice['retrain_of']} trained again for {choice['epochs_run']} epochs, "
+                 f"keeping every epoch's weights, as its own run kept none ({round(choice['training_minutes'])} min "
+                 "of training and validation; its trajectory may differ from the full run's where the code or the "
+                 "threads differ)")
+            last = "" if not retrain or choice["epoch"] != choice["epochs_run"] else \
+                ("; its last epoch, so the paper's row may lie later and this row does not test how long the paper "
+                 "trained")
+            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']}{how} "
+                         f"({shown(choice['distance'], 1)}{at_selected}{last})")
     if not parts:
         return ""
     return (" Rows \"closest epoch\": the checkpoint of the epoch closest to the paper's row on validation, decoded "
