@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict, _unique
 from paragen.config.models import ModelConfig
+from paragen.config.tables import BaselineSanity
 
 if TYPE_CHECKING:
     from paragen.config import ParagenConfig
@@ -61,16 +62,6 @@ class MatrixMechanism(_Strict):
         return self
 
 
-class MatrixSanity(_Strict):
-    """Whether a column's baseline works at all (docs/decisions.md X2, X11): its ``metric`` must reach ``fraction``
-    of a system's (e.g. the in-vocabulary identity) on the same test set, or the column's verdicts are void."""
-
-    system: Name = Field(description="a system (systems:) on the task's dataset")
-    metric: Literal["exact", "rouge", "sari", "bleu"] = Field(description="the metric compared")
-    fraction: Annotated[float, Field(gt=0.0, le=1.0)] = Field(description="the share of the system's score the "
-                                                              "baseline must reach")
-
-
 class MatrixTask(_Strict):
     """One task (a column): its dataset, base models, main metric and baseline."""
 
@@ -85,7 +76,7 @@ class MatrixTask(_Strict):
                                                          description="metrics shown beside it in the CSV")
     baseline: str = Field(description="the mechanism every other cell of the column is tested against")
     skip: dict[str, str] = Field(default_factory=dict, description="mechanism -> why it does not apply to this task")
-    sanity: MatrixSanity | None = Field(None, description="a bound the baseline must reach for the column's verdicts "
+    sanity: BaselineSanity | None = Field(None, description="a bound the baseline must reach for the column's verdicts "
                                         "to count")
 
 

@@ -137,6 +137,15 @@ class ParagenConfig(_Strict):
                 if comparison.metric is not None and comparison.metric not in allowed:
                     raise ValueError(f"{key}.metric: {comparison.metric!r} is not a metric {a.dataset} is scored "
                                      f"with; allowed values: {allowed}")
+                check = comparison.sanity
+                if check is not None:
+                    systems = [e for e in table.rows.values() if e in self.systems]
+                    if check.system not in systems or self.systems[check.system].dataset != a.dataset:
+                        raise ValueError(f"{key}.sanity.system: {check.system!r} is not a system row of the table on "
+                                         f"{a.dataset} (the report reads its score); allowed values: {systems}")
+                    if check.metric not in allowed:
+                        raise ValueError(f"{key}.sanity.metric: {check.metric!r} is not a metric {a.dataset} is "
+                                         f"scored with; allowed values: {allowed}")
 
     def _check_closest_run(self, key: str, row: str, retrain: str) -> None:
         """A closest-epoch row from another run must be the row's own experiment trained again: every experiment

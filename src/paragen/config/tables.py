@@ -26,6 +26,17 @@ class OddgenFigure(_Strict):
     split: str = Field("test", description="the test split counted (004: Test (ours))")
 
 
+class BaselineSanity(_Strict):
+    """Whether a baseline works at all (docs/decisions.md X2, X11, T11): its ``metric`` on the test set must reach
+    ``fraction`` of a system's (e.g. the in-vocabulary identity) on the same test set, or what is compared with it
+    is reported as void, not claimed."""
+
+    system: Name = Field(description="a system (systems:) on the baseline's dataset; in a table: one of its rows")
+    metric: Literal["exact", "rouge", "sari", "bleu"] = Field(description="the metric compared")
+    fraction: Annotated[float, Field(gt=0.0, le=1.0)] = Field(description="the share of the system's score the "
+                                                              "baseline must reach")
+
+
 class Comparison(_Strict):
     """A paper's headline comparison between two rows of a table, tested by paired bootstrap resampling of the test
     sentences (Koehn, 2004): is ``row`` better than ``baseline``? (seed k of one against seed k of the other)."""
@@ -36,6 +47,8 @@ class Comparison(_Strict):
         None, description="what is resampled; default: exact match on rule data, else the dataset's first "
         "evaluation metric (ROUGE: ROUGE-2; oddgen: the share of sentences without odd generation)")
     samples: PositiveInt = Field(1000, description="bootstrap resamples")
+    sanity: BaselineSanity | None = Field(None, description="a bound the baseline must reach on the test set for "
+                                          "the comparison to be claimed; below it the line says void")
 
 
 class Confirmation(_Strict):

@@ -18,6 +18,7 @@ from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.config.tables import seed_span
 from paragen.pipeline.tables import ABSENT, TablePlan
 from paragen.report.rounding import exact_difference, exact_text, shown, shown_difference
+from paragen.report.sanity import baseline_void
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
                 "oddgen": "sentences without odd generation (%)"}
@@ -99,8 +100,17 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
                     "evidence (the comparison predates rule resampling; rerun it to resample rules)")
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
     tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
+    void = void_text(table, comparison, runs)
     return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}" + \
-        (verdict(table, significant) if judged else "")
+        (verdict(table, significant) if judged else "") + (f" **{void[0].upper()}{void[1:]}.**" if void else "")
+
+
+def void_text(table: TableConfig, comparison: Comparison, runs: tuple[tuple[str, str, int], ...]) -> str:
+    """Why the comparison claims nothing (its baseline misses ``comparison.sanity``'s bound), or ""."""
+    if comparison.sanity is None or not runs:
+        return ""
+    return baseline_void(comparison.sanity, comparison.baseline, [b for _, b, _ in runs],
+                         f"the comparison {comparison.row} vs {comparison.baseline} ({table.title})")
 
 
 def verdict(table: TableConfig, significant: int) -> str:
@@ -159,6 +169,8 @@ def comparison_records(config: ParagenConfig, plan: TablePlan) -> list[dict]:
                 "metric": config.comparison_metric(plan.spec, comparison), "block": block}
         if not runs:
             records.append({**base, "note": ABSENT})
+        elif all(Path(comparison_path(a, b)).exists() for a, b, _ in runs):
+            base["note"] = void_text(plan.spec, comparison, runs)
         for a, b, seed in runs:
             path = Path(comparison_path(a, b))
             if not path.exists():

@@ -15,11 +15,12 @@ from typing import Any
 
 from paragen.artifacts import alignment_path, metrics_path
 from paragen.config import ParagenConfig
-from paragen.config.matrix import METRIC_PATHS, MatrixCell, matrix_cells
+from paragen.config.matrix import MatrixCell, matrix_cells
 from paragen.config.seeds import mean_sd
 from paragen.pipeline.matrix_stages import matrix_tests
 from paragen.pipeline.tables import absent_reason
-from paragen.report.tables import metric_value
+from paragen.report.sanity import baseline_void
+from paragen.report.tables import read_metrics
 
 ALPHA = 0.05
 """The level of every paired test (X3)."""
@@ -66,23 +67,6 @@ class TaskResult:
 def by_cell(results: list[TaskResult]) -> dict[tuple[str, str], CellResult]:
     """(task, mechanism) -> cell, over every column: how the tables and the heat map look a cell up."""
     return {(c.task, c.mechanism): c for task in results for c in task.cells}
-
-
-def read_metrics(path: str, metrics: list[str]) -> dict[str, float]:
-    """The ``metrics`` of one metrics file (``results/metrics/<run>.json``, read once), or a clear error naming the
-    file and the metric it lacks."""
-    scores = json.loads(Path(path).read_text(encoding="utf-8"))
-    result = {}
-    for metric in metrics:
-        try:
-            value = metric_value(scores, METRIC_PATHS[metric])
-        except TypeError:  # the path ends at a section, not a number
-            value = None
-        if value is None:
-            raise ValueError(f"{path}: no {metric} score at {METRIC_PATHS[metric]!r}; was the run scored with "
-                             f"{metric}?")
-        result[metric] = value
-    return result
 
 
 def test_of(path: str) -> tuple[float, float]:
@@ -180,15 +164,4 @@ def sanity_void(config: ParagenConfig, task_name: str, baseline: CellResult) -> 
     check = task.sanity
     if check is None or baseline.status != "scored" or not config.runnable(check.system):
         return ""
-    path = metrics_path(check.system)
-    if not Path(path).exists():
-        raise FileNotFoundError(f"{path}: the bound {check.system} of matrix.tasks.{task_name}.sanity is missing "
-                                f"(run `paragen system --experiment {check.system}` and `paragen evaluate`)")
-    bound = read_metrics(path, [check.metric])[check.metric]
-    reached = [read_metrics(metrics_path(run), [check.metric])[check.metric] for run in baseline.runs]
-    mean = sum(reached) / len(reached)
-    if mean >= check.fraction * bound:
-        return ""
-    return (f"void: the baseline {task.baseline} scores {check.metric.upper()} {mean:.1f}, below "
-            f"{check.fraction:.0%} of {check.system}'s {bound:.1f} on the same test set, so it does not work and "
-            "no comparison with it is claimed")
+    return baseline_void(check, task.baseline, list(baseline.runs), f"matrix.tasks.{task_name}.sanity")

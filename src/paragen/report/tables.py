@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from paragen.config.matrix import METRIC_PATHS
 from paragen.config.papers import Column, PaperTable
 from paragen.training.stopping import TrainingOutcome
 
@@ -95,6 +96,23 @@ def _at(metrics: dict[str, Any] | None, path: str) -> Any:
 def metric_value(metrics: dict[str, Any], path: str) -> float | None:
     value = _at(metrics, path)
     return None if value is None else float(value)
+
+
+def read_metrics(path: str, metrics: list[str]) -> dict[str, float]:
+    """The ``metrics`` of one metrics file (``results/metrics/<run>.json``, read once), or a clear error naming the
+    file and the metric it lacks."""
+    scores = json.loads(Path(path).read_text(encoding="utf-8"))
+    result = {}
+    for metric in metrics:
+        try:
+            value = metric_value(scores, METRIC_PATHS[metric])
+        except TypeError:  # the path ends at a section, not a number
+            value = None
+        if value is None:
+            raise ValueError(f"{path}: no {metric} score at {METRIC_PATHS[metric]!r}; was the run scored with "
+                             f"{metric}?")
+        result[metric] = value
+    return result
 
 
 def null_on_path(metrics: dict[str, Any], path: str) -> bool:
