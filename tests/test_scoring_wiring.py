@@ -194,3 +194,19 @@ def test_compare_refuses_two_test_sets_and_a_metric_the_dataset_lacks(tmp_path, 
         compare_experiments(config, "giga_spm", "syn_rnnsearch", "exact")
     with pytest.raises(ValueError, match=r"gigaword is not scored with 'bleu'; allowed values: \['rouge', 'oddgen'\]"):
         compare_experiments(config, "giga_spm", "giga_encdec", "bleu")
+
+
+def test_compare_names_what_a_rouge_test_resamples(tmp_path, monkeypatch):
+    """ROUGE compares on ROUGE-2 (the score file's bootstrap_on), not on the metric's name: the headline stand-in,
+    gold "a b c" twice; hs_spm copies it (ROUGE-2 100), hs_encdec writes "a c b" (no shared bigram: 0)."""
+    _project(tmp_path, monkeypatch)
+    config = load_config("params.yaml")
+    gold = tmp_path / "data/prepared/headline_small"
+    gold.mkdir(parents=True)
+    _write(gold / "test.src", ["a b c d", "a b c d"])
+    _write(gold / "test.tgt", ["a b c", "a b c"])
+    for name, lines in (("hs_spm", ["a b c", "a b c"]), ("hs_encdec", ["a c b", "a c b"])):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        _write(tmp_path / "runs" / name / "test.hyp", lines)
+    test = compare_experiments(config, "hs_spm", "hs_encdec", "rouge", samples=20)["splits"]["test"]
+    assert (test["score_b"], test["score_a"], test["on"]) == (100.0, 0.0, "rouge2")
