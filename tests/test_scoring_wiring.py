@@ -210,3 +210,19 @@ def test_compare_names_what_a_rouge_test_resamples(tmp_path, monkeypatch):
         _write(tmp_path / "runs" / name / "test.hyp", lines)
     test = compare_experiments(config, "hs_spm", "hs_encdec", "rouge", samples=20)["splits"]["test"]
     assert (test["score_b"], test["score_a"], test["on"]) == (100.0, 0.0, "rouge2")
+
+
+def test_rule_interval_rounds_both_bounds_to_four_decimals(tmp_path):
+    """Rules 1 (3 lines, 2 right), 2 (2 lines, 1 right), 3 (2 lines, none): no rule is all right, so neither bound
+    is a whole number (200 resamples, seed 17: 16.666... and 66.666...)."""
+    ref = _write(tmp_path / "ref", ["a", "b", "c", "d", "e", "f", "g"])
+    hyp = _write(tmp_path / "hyp", ["a", "b", "x", "d", "x", "x", "x"])
+    tags = _write(tmp_path / "tags", ["t"] * 7)
+    groups = _write(tmp_path / "groups", ["1", "1", "1", "2", "2", "3", "3"])
+    hits, sizes = np.array([2, 1, 0]), np.array([3, 2, 2])
+    drawn = np.random.default_rng(17).integers(0, 3, size=(200, 3))
+    low, high = np.percentile(100.0 * hits[drawn].sum(axis=1) / sizes[drawn].sum(axis=1), [2.5, 97.5])
+    result = score(ScoreRequest("exact", hyp, [ref], tags=tags, groups=groups, bootstrap_samples=200, seed=17))
+    low4, high4 = result["by_tag"]["t"]["top1_ci95"]
+    assert (low4, high4) == (round(float(low), 4), round(float(high), 4))
+    assert low4 != round(float(low), 5) and high4 != round(float(high), 5)
