@@ -185,6 +185,10 @@ def test_score_rouge_perl_json(rouge155, tmp_path, capsys):
     assert result["sentence_mean"] == pytest.approx({"rouge1": 850 / 9, "rouge2": 100 / 7, "rougeL": 50.0}, abs=1e-3)
     assert set(result["score"]) == {"rouge1", "rouge2", "rougeL"} and len(result["script_sha256"]) == 64
     assert result["bootstrap"]["samples"] == 20
+    # the paired bootstrap resamples each sentence's ROUGE-2 (the other system: 0 on both), not ROUGE-L (50 for hyp)
+    assert (result["bootstrap"]["score_b"], result["bootstrap"]["score_a"]) == (pytest.approx(100 / 7, abs=1e-3), 0.0)
+    assert (result["unit"], result["stemmed"], result["bootstrap_on"]) == ("word", True, "rouge2")
+    assert {"rougeW", "confidence_95", "script"} <= set(result) and result["script"].endswith("ROUGE-1.5.5.pl")
     assert main(["score", "--metric", "rouge", "--rouge-perl", "--ref", ref, "--hyp", hyp]) == 0
     assert capsys.readouterr().out.startswith("rouge (ROUGE-1.5.5 (perl) -n 2 -m -w 1.2): rouge1 ")
 
@@ -193,6 +197,10 @@ def test_score_rouge_perl_refuses_chinese_and_uncountable_references(tmp_path, c
     zh = _write(tmp_path / "zh", ["今天天气很好"])
     assert main(["score", "--metric", "rouge", "--rouge-perl", "--ref", zh, "--hyp", zh]) == 2
     assert "--rouge-perl scores English words" in capsys.readouterr().err
+    english = _write(tmp_path / "en", ["the cat sat"])
+    assert main(["score", "--metric", "rouge", "--rouge-perl", "--rouge-unit", "char", "--ref", english, "--hyp",
+                 english]) == 2  # ROUGE-1.5.5 scores words only: characters go to rouge-score
+    assert "score characters with rouge-score (--rouge-unit char, without --rouge-perl)" in capsys.readouterr().err
     ref = _write(tmp_path / "ref", ["a b", "## ,"])
     assert main(["score", "--metric", "rouge", "--rouge-perl", "--ref", ref, "--hyp", ref]) == 2
     assert f"{ref}:2: no token ROUGE-1.5.5 counts" in capsys.readouterr().err
