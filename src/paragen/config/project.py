@@ -366,17 +366,14 @@ class ParagenConfig(_Strict):
         return {run for t in tables for e in t.closest_runs.values() if e not in shown for run in replicas(self, e)}
 
     def _matrix_cells(self) -> list:
+        """The matrix's cells (:class:`paragen.config.matrix.MatrixCell`) when the suite ``matrix`` is on, else none."""
         from paragen.config.matrix import matrix_cells
 
         return matrix_cells(self) if "matrix" in self.suites else []
 
     def matrix_runs(self) -> list[str]:
         """The seed runs of the matrix's cells that apply and can run, when the suite ``matrix`` is on."""
-        from paragen.config.matrix import matrix_cells
-
-        if "matrix" not in self.suites:
-            return []
-        return [run for cell in matrix_cells(self) if cell.applies and self.runnable(cell.experiment)
+        return [run for cell in self._matrix_cells() if cell.applies and self.runnable(cell.experiment)
                 for run, _ in cell.runs]
 
     @property
