@@ -45,9 +45,11 @@ JOEYNMT = "joeynmt==2.3.0"
 # What JoeyNMT 2.3.0's plain-text training path imports (helpers: tensorboard, importlib_metadata; plotting:
 # matplotlib; tokenizers: sentencepiece, subword_nmt; metrics: sacrebleu), with their own requirements. The
 # HuggingFace ``datasets`` import and plotly are only reached by other dataset types and the hub interface.
-OFFLINE_MODULES = ["importlib_metadata", "zipp", "tensorboard", "tensorboard-data-server", "absl-py", "grpcio",
-                   "markdown", "protobuf<3.21", "werkzeug", "six", "matplotlib", "contourpy", "cycler", "fonttools",
-                   "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece", "subword-nmt", "mock",
+# importlib_metadata 10 imports lazy_importer; tensorboard 2.21 imports google.protobuf.runtime_version, which
+# the protobuf<3.21 pin lacks, so tensorboard stays at 2.20.0 (what the online install picks).
+OFFLINE_MODULES = ["importlib_metadata", "lazy-importer", "zipp", "tensorboard==2.20.0", "tensorboard-data-server",
+                   "absl-py", "grpcio", "markdown", "protobuf<3.21", "werkzeug", "six", "matplotlib", "contourpy",
+                   "cycler", "fonttools", "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece", "subword-nmt", "mock",
                    "sacrebleu", "portalocker", "regex", "tabulate", "colorama", "lxml", "tqdm", "pyyaml", "wrapt",
                    "future", "packaging", "numpy", "setuptools"]
 LOG_LINE = re.compile(r"Epoch\s+(\d+), Step:\s+(\d+), .*Tokens per Sec:\s+([0-9.]+)")

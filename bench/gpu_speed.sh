@@ -7,12 +7,16 @@
 #                                    bf16 autocast, one JSON file per mode
 #   bash bench/gpu_speed.sh anchor   JoeyNMT 2.3.0 and paragen side by side on the same GPU (bench/anchor_joeynmt.py,
 #                                    one round of one epoch each, offline from the JoeyNMT wheels in .whl/joeynmt/)
+#   bash bench/gpu_speed.sh all      both in one call, for a short lease: anchor, then eager, CUDA graphs and
+#                                    compiled, each part stopped at its own time limit (seconds: ANCHOR_S=150,
+#                                    EAGER_S=60, GRAPHS_S=150, COMPILED_S=120) so the whole fits about 8 minutes;
+#                                    a part that runs out says so in its log and the next part still runs
 #
 # On a machine whose python3 has torch but not paragen's other dependencies, the wheels in ./.whl/ are installed
 # first, as bench/device_pipeline.sh does (bench/device_wheels.sh collects them; `python bench/anchor_joeynmt.py
 # --collect-wheels .whl/joeynmt` collects JoeyNMT's). DEVICE=cpu runs the same commands on a CPU, to check them.
 set -euo pipefail
-part=${1:?usage: bash bench/gpu_speed.sh models|anchor}
+part=${1:?usage: bash bench/gpu_speed.sh models|anchor|all}
 device=${DEVICE:-cuda}
 out=${OUT:-results/train_speed}
 mkdir -p "$out"
@@ -37,5 +41,20 @@ case "$part" in
     [ -d .whl/joeynmt ] && wheels=(--wheels .whl/joeynmt)
     python3 bench/anchor_joeynmt.py --device "$device" $amp --rounds "${ROUNDS:-1}" --epochs 1 \
       --sentences "${SENTENCES:-20000}" "${wheels[@]}" | tee "$out/gpu_anchor.txt" ;;
-  *) echo "unknown part $part: models or anchor" >&2; exit 2 ;;
+  all)
+    limited() {  # limited SECONDS LOG COMMAND...: run COMMAND, keep its output in LOG, say when it ran out
+      local seconds=$1 log=$2; shift 2
+      timeout "$seconds" "$@" > >(tee "$log") 2>&1 || echo "exit $? after at most $seconds s: $*" | tee -a "$log"
+    }
+    limited "${ANCHOR_S:-150}" "$out/gpu_anchor.txt" python3 bench/anchor_joeynmt.py --device "$device" $amp \
+      --rounds 1 --epochs 1 --sentences "${SENTENCES:-20000}" --wheels .whl/joeynmt
+    for mode in off reduce-overhead default; do
+      [ "$device" = cpu ] && [ "$mode" = reduce-overhead ] && continue
+      case $mode in off) seconds=${EAGER_S:-60} ;; reduce-overhead) seconds=${GRAPHS_S:-150} ;;
+                    *) seconds=${COMPILED_S:-120} ;; esac
+      limited "$seconds" "$out/gpu_speed_$mode.txt" python3 bench/train_speed.py --models encdec rnnsearch copynet \
+        wean --vocab 1000 --length 25 --sentences "${MODEL_SENTENCES:-4096}" --decode-sentences 0 --device "$device" \
+        $amp --compile "$mode" --json "$out/gpu_speed_$mode.json"
+    done ;;
+  *) echo "unknown part $part: models, anchor or all" >&2; exit 2 ;;
 esac

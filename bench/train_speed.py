@@ -16,7 +16,8 @@ times the model's word loss, forward and backward.
 
 Training: full forward/backward/Adam steps over length-bucketed batches (the trainer's own batching), bf16
 autocast when --amp and CUDA; the first batch is a warm-up and is not timed (with ``--compile``, the first three:
-the compilations, whose count and seconds are reported apart). Tokens/s counts the references'
+the compilations, whose count and seconds are reported apart; a model whose compiled step fails to compile is
+reported with the compiler's error and the others still run). Tokens/s counts the references'
 target tokens; ``scored_tokens_per_s`` counts what the model scores, which for SPM includes the <tpad>
 continuation of the target to the source's length (004 Eq. 9), so its decoder runs source-length steps. Decoding: beam search over
 --decode-sentences sentences after one warm-up batch. Prints one line per model; ``--json`` also writes the
@@ -223,7 +224,18 @@ def main() -> None:
     print(", ".join(f"{k} {v}" for k, v in header.items()), flush=True)
     results = []
     for setting in settings(args):
-        figures = bench(setting, args, device)
+        try:
+            figures = bench(setting, args, device)
+        except Exception as error:  # noqa: BLE001 - a compiler failure is a figure of its own; eager ones stop the run
+            if args.compile == "off":
+                raise
+            reason = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+            results.append({"name": setting.name, "compile": args.compile, "error": reason[:500]})
+            print(f"{setting.name:18s} compile {args.compile} failed: {reason[:200]}", flush=True)
+            continue
+        finally:
+            if args.compile != "off":
+                torch._dynamo.reset()  # each model compiles from scratch: no graph or recompile budget carried over
         results.append(figures)
         print(line(figures), flush=True)
     if args.json:

@@ -122,3 +122,20 @@ def test_a_new_trainings_watch_replaces_the_last_one_in_dynamos_callbacks():
     second.start(SimpleNamespace(compile_id="0/0"))
     second.end(SimpleNamespace(compile_id="0/0"))
     assert (first.count, second.count) == (0, 1)
+
+
+def test_a_new_watch_after_dynamo_reset_replaces_the_cleared_one():
+    """torch._dynamo.reset() (bench/train_speed.py between models) empties dynamo's callback lists; the next
+    watch must register itself instead of failing to remove the old one (ValueError: list.remove before)."""
+    import torch
+
+    from torch._dynamo.callback import callback_handler
+
+    from paragen.training.compiled import watch_compiles
+
+    first = watch_compiles()
+    torch._dynamo.reset()
+    assert first.start not in list(callback_handler.start_callbacks)  # what reset does, which the fix relies on
+    second = watch_compiles()
+    assert second.start in list(callback_handler.start_callbacks)
+    assert second.end in list(callback_handler.end_callbacks)

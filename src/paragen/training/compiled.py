@@ -49,9 +49,11 @@ def watch_compiles() -> CompileWatch:
     process registered (whose callbacks would otherwise go on counting every later compilation too)."""
     from torch._dynamo.callback import callback_handler
 
-    for old in _ACTIVE:
-        callback_handler.remove_start_callback(old.start)
-        callback_handler.remove_end_callback(old.end)
+    for old in _ACTIVE:  # torch._dynamo.reset() (bench/train_speed.py, between models) may have cleared them
+        if old.start in callback_handler.start_callbacks:
+            callback_handler.remove_start_callback(old.start)
+        if old.end in callback_handler.end_callbacks:
+            callback_handler.remove_end_callback(old.end)
     watch = CompileWatch()
     callback_handler.register_start_callback(watch.start)
     callback_handler.register_end_callback(watch.end)
