@@ -49,7 +49,8 @@ JOEYNMT = "joeynmt==2.3.0"
 # the protobuf<3.21 pin lacks, so tensorboard stays at 2.20.0 (what the online install picks).
 OFFLINE_MODULES = ["importlib_metadata", "lazy-importer", "zipp", "tensorboard==2.20.0", "tensorboard-data-server",
                    "absl-py", "grpcio", "markdown", "protobuf<3.21", "werkzeug", "six", "matplotlib", "contourpy",
-                   "cycler", "fonttools", "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece", "subword-nmt", "mock",
+                   "cycler", "fonttools", "kiwisolver", "pillow", "pyparsing", "python-dateutil", "sentencepiece",
+                   "subword-nmt", "mock",
                    "sacrebleu", "portalocker", "regex", "tabulate", "colorama", "lxml", "tqdm", "pyyaml", "wrapt",
                    "future", "packaging", "numpy", "setuptools"]
 LOG_LINE = re.compile(r"Epoch\s+(\d+), Step:\s+(\d+), .*Tokens per Sec:\s+([0-9.]+)")

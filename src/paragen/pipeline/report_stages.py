@@ -24,19 +24,15 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
     else:
         runs = plan.trained_runs()  # every seed of every trained row
         deps = tuple(metrics_path(e) for e in ran) + tuple(r.metrics for r in runs if r.name not in ran) \
-            + tuple(r.train_log for r in runs if r.train_log) + tuple(copy_trace_path(e) for e in plan.copy_rows) \
-            + tuple(attention_trace_path(e) for e in plan.attention_rows)
+            + tuple(r.train_log for r in runs if r.train_log) + tuple(r.alignment for r in runs if r.alignment)
         if plan.rescored:
             deps += (PUBLISHED_OUTPUTS_CSV,)
         deps += tuple(sweep_outputs(e)[1] for e in ran if e in config.systems and config.systems[e].sweep)
         deps += tuple(embeddings_path(e) for e in trained
                       if config.models[config.experiments[e].model].pretrained_embeddings)
-        deps += tuple(r.alignment for r in runs if r.alignment)
-        deps += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
-        deps += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
         deps += tuple(comparison_path(a, b) for a, b in plan.compared())
         deps += tuple(run.metrics for row in plan.closest_rows() for run in row.runs) + tuple(closest_choices(plan))
-        deps += tuple(example_output(config, name) for name in plan.example_rows.values())
+        deps += figure_inputs(config, plan)
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
@@ -47,6 +43,18 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
         outs=plan.outputs, uncached=plan.outputs, report=table_report_items(config, plan),
         directories=(plan.provenance,) if table.kind == "scores" else (),
     )
+
+
+def figure_inputs(config: ParagenConfig, plan: TablePlan) -> tuple[str, ...]:
+    """What the table's figures and example outputs cannot be drawn without: the copy and attention traces, the
+    alignment matrices and pairs, and the rows' test outputs. A table shows a missing metric, comparison or
+    alignment score as missing, and the curves leave out a missing training log, but a missing trace or output
+    stops the report midway, so ``paragen report`` checks these before it writes anything."""
+    inputs = tuple(copy_trace_path(e) for e in plan.copy_rows)
+    inputs += tuple(attention_trace_path(e) for e in plan.attention_rows)
+    inputs += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
+    inputs += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
+    return inputs + tuple(example_output(config, name) for name in plan.example_rows.values())
 
 
 def example_output(config: ParagenConfig, row: str) -> str:

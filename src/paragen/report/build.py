@@ -338,4 +338,21 @@ def build_table_report(config: ParagenConfig, table_name: str, figures: bool = T
     if spec.kind == "parameters":
         build_parameters_table(config, table_name, spec)
     else:
-        build_scores_table(config, table_plan(config, table_name), figures)
+        plan = table_plan(config, table_name)
+        if figures:
+            _refuse_missing_inputs(config, plan)
+        build_scores_table(config, plan, figures)
+
+
+def _refuse_missing_inputs(config: ParagenConfig, plan: TablePlan) -> None:
+    """Refuse before writing anything when a file the figures read is missing: a report that wrote the table and
+    then stopped at a figure would leave new tables beside old figures and provenance. (Missing metrics and
+    comparisons are not refused: the table shows them as missing.)"""
+    from paragen.pipeline.report_stages import figure_inputs
+
+    missing = list(dict.fromkeys(path for path in figure_inputs(config, plan) if not Path(path).exists()))
+    if missing:
+        listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ConfigError(f"paragen report --table {plan.name}: {len(missing)} file(s) its figures read are missing "
+                          f"({listed}); nothing was written. Produce them with snakemake (results/tables/"
+                          f"{plan.name}.md), or rebuild the table files alone from what is kept with --tables-only")
