@@ -229,16 +229,33 @@ def test_wordnet_exceptions_change_a_match_by_hand(rouge155):
         perl_rouge(hyp, ref, exceptions="porter")
 
 
-def test_the_exceptions_flag_reaches_the_score(rouge155, tmp_path, capsys):
+def test_the_exceptions_flag_reaches_the_score_and_the_paired_bootstrap(rouge155, tmp_path, capsys):
+    """The paired bootstrap rescores each sentence with the same exceptions as the score: hyp "he went home" vs ref
+    "he go home" has ROUGE-2 100 with the WordNet exceptions and 0 without (worked in the test above). The other
+    system, "he went", rescored by the bootstrap: with the exceptions its one bigram (he go) is shared, P = 1/1,
+    R = 1/2, F = 2/3 (66.667); without them nothing is shared (0). Rescoring it with the script's default
+    (the exceptions) whatever was asked would give 66.667 under ``none`` too."""
     hyp, ref = _write(tmp_path / "hyp", ["he went home"]), _write(tmp_path / "ref", ["he go home"])
-    scores = {}
+    other = _write(tmp_path / "other", ["he went"])
+    scores, bootstrap = {}, {}
     for choice in ("wordnet", "none"):
         assert main(["score", "--metric", "rouge", "--rouge-perl", "--rouge-perl-exceptions", choice,
-                     "--hyp", hyp, "--ref", ref, "--json"]) == 0
+                     "--hyp", hyp, "--ref", ref, "--compare", other, "--bootstrap", "5", "--json"]) == 0
         result = json.loads(capsys.readouterr().out.splitlines()[-1])
         scores[choice] = result["score"]["rouge1"]
+        bootstrap[choice] = (result["bootstrap"]["score_b"], result["bootstrap"]["score_a"])
         assert result["wordnet_exceptions"] is (choice == "wordnet")
     assert scores == pytest.approx({"wordnet": 100.0, "none": 200 / 3}, abs=1e-3)
+    assert bootstrap["wordnet"] == (pytest.approx(100.0, abs=1e-3), pytest.approx(200 / 3, abs=1e-3))
+    assert bootstrap["none"] == (0.0, 0.0)
+
+
+def test_references_exactly_at_the_cjk_threshold_are_refused(tmp_path, capsys):
+    """CJK_THRESHOLD is 0.3 and a share *at* it counts as CJK: "今天好 abcdefg" has 3 CJK characters of 10
+    non-space ones, 3/10 = 0.3 (the same float), so ``--rouge-perl`` refuses it (``>`` would score it)."""
+    ref = _write(tmp_path / "ref", ["今天好 abcdefg"])
+    assert main(["score", "--metric", "rouge", "--rouge-perl", "--ref", ref, "--hyp", ref]) == 2
+    assert "references are 30% CJK" in capsys.readouterr().err
 
 
 def test_the_headline_suite_scores_without_wordnet_exceptions_and_says_so():

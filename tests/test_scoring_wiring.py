@@ -62,10 +62,24 @@ def test_rouge_compare_is_stemmed_and_resamples_rouge2(tmp_path):
 def test_rouge_refusals_say_why(tmp_path):
     ref = _write(tmp_path / "ref", ["今天 天气 很 好"])
     hyp = _write(tmp_path / "hyp", ["今天 天气 好"])
-    with pytest.raises(CorpusError, match="rouge-score's tokenizer drops every CJK character: all scores 0"):
+    with pytest.raises(CorpusError) as refused:
         score(ScoreRequest("rouge", hyp, [ref], rouge_unit="word"))
+    assert str(refused.value) == (f"{ref}: the references are CJK text (100% of characters), which --rouge-unit word "
+                                  "deletes (rouge-score's tokenizer drops every CJK character: all scores 0); use "
+                                  "--rouge-unit char (or auto)")
     with pytest.raises(CorpusError, match="rouge takes exactly one --ref, got 2"):
         score(ScoreRequest("rouge", hyp, [ref, ref]))
+
+
+def test_a_character_rouge_comparison_rescores_the_other_system_in_characters(tmp_path):
+    """ref = B = "今天天气很好"; A = "今天天气". Character bigrams of A: 今天 天天 天气 (3), all among the
+    reference's 5 (今天 天天 天气 气很 很好): P 3/3, R 3/5, F = 2·1·0.6 / 1.6 = 75. In words rouge-score's tokenizer
+    drops every CJK character, so A rescored in any other unit than the one asked for scores 0."""
+    ref = _write(tmp_path / "ref", ["今天天气很好"])
+    other = _write(tmp_path / "other", ["今天天气"])
+    result = score(ScoreRequest("rouge", ref, [ref], rouge_unit="char", compare=other, bootstrap_samples=5))
+    assert result["unit"] == "char"
+    assert (result["bootstrap"]["score_b"], result["bootstrap"]["score_a"]) == (100.0, pytest.approx(75.0))
 
 
 def test_rouge_perl_is_reached_through_score(tmp_path, rouge155):
