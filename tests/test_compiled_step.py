@@ -59,8 +59,8 @@ def test_the_trainer_compiles_as_asked_and_records_the_compilations(tmp_path, ti
 
     asked = []
 
-    def fake_compile(model, mode):
-        asked.append(mode)
+    def fake_compile(model, mode, name):
+        asked.append((mode, name))
         return CompileWatch(count=2, seconds=12.5)
 
     monkeypatch.setattr(trainer, "compile_step", fake_compile)
@@ -71,7 +71,7 @@ def test_the_trainer_compiles_as_asked_and_records_the_compilations(tmp_path, ti
     model = ModelConfig(architecture="encdec", embedding_size=4, hidden_size=6)
     trainer.train(model_config=model, training=training, train_data=train_data, valid_data=valid_data, vocab=vocab,
                   run_dir=tmp_path / "run", device=torch.device("cpu"), progress=False)
-    assert asked == ["reduce-overhead"]
+    assert asked == [("reduce-overhead", "encdec")]
     (session,) = json.loads((tmp_path / "run" / "sessions.json").read_text())
     assert (session["compile"], session["compilations"], session["compile_s"]) == ("reduce-overhead", 2, 12.5)
     eager = training.model_copy(update={"compile": "off"})  # another dropout stream: switching starts over
@@ -139,3 +139,26 @@ def test_a_new_watch_after_dynamo_reset_replaces_the_cleared_one():
     second = watch_compiles()
     assert second.start in list(callback_handler.start_callbacks)
     assert second.end in list(callback_handler.end_callbacks)
+
+
+def test_a_compiler_failure_at_the_first_batch_is_a_refusal_naming_the_switch(monkeypatch):
+    """torch.compile compiles at the first call; a backend failure there (torch 2.13's CPU inductor on RNNSearch's
+    step raises one) becomes a ConfigError that says to set compile: off, with the compiler's own reason."""
+    import pytest
+    import torch
+    from torch._dynamo.exc import BackendCompilerFailed
+
+    from paragen.config import ConfigError, ModelConfig
+    from paragen.models import build_model
+    from paragen.training.compiled import compile_step
+
+    def failing(*args, **kwargs):
+        raise BackendCompilerFailed(lambda graph, inputs: None, ValueError("Exponent must be non-negative."), None)
+
+    monkeypatch.setattr(torch, "compile", lambda fn, **kwargs: failing)
+    model = build_model(ModelConfig(architecture="rnnsearch", embedding_size=6, hidden_size=8, dropout=0.0), 10)
+    compile_step(model, "default", "rnnsearch")
+    with pytest.raises(ConfigError, match=r"compile: default: torch .* could not compile rnnsearch's decoder step "
+                                          r"\(ValueError: Exponent must be non-negative\.\); set the "
+                                          r"training's compile: off"):
+        model.compiled_step()

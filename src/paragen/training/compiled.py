@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from paragen.config import ConfigError
+
 log = logging.getLogger(__name__)
 
 
@@ -61,8 +63,9 @@ def watch_compiles() -> CompileWatch:
     return watch
 
 
-def compile_step(model: torch.nn.Module, mode: str) -> CompileWatch | None:
-    """Compile ``model.forced_step`` as ``mode`` says (``off``: nothing); the watch of its compilations, or None."""
+def compile_step(model: torch.nn.Module, mode: str, name: str | None = None) -> CompileWatch | None:
+    """Compile ``model.forced_step`` as ``mode`` says (``off``: nothing); the watch of its compilations, or None.
+    ``name`` (the architecture) names the model if its compiler fails."""
     if mode == "off":
         return None
     if not hasattr(model, "forced_step"):
@@ -70,6 +73,31 @@ def compile_step(model: torch.nn.Module, mode: str) -> CompileWatch | None:
                     type(model).__name__)
         return None
     watch = watch_compiles()
-    model.compiled_step = torch.compile(model.forced_step, mode=None if mode == "default" else mode, dynamic=True)
+    compiled = torch.compile(model.forced_step, mode=None if mode == "default" else mode, dynamic=True)
+    model.compiled_step = _RefusingCompilerFailure(compiled, name or type(model).__name__, mode)
     log.info("compile: the teacher-forced decoder step is compiled (mode %s, dynamic shapes)", mode)
     return watch
+
+
+class _RefusingCompilerFailure:
+    """The compiled step, turning a compiler failure into a refusal that names the setting to change.
+
+    torch.compile compiles lazily, at the first training batch, so a failure of the backend surfaces there as a
+    long inductor traceback (e.g. torch 2.13's CPU inductor on RNNSearch's step: "Exponent must be non-negative").
+    The run cannot go on compiled, and silently falling back to eager would train something other than what
+    ``compile`` asks for (its dropout draws differ), so the user is told to switch it off.
+    """
+
+    def __init__(self, compiled, model_name: str, mode: str):
+        self.compiled, self.model_name, self.mode = compiled, model_name, mode
+
+    def __call__(self, *args, **kwargs):
+        from torch._dynamo.exc import BackendCompilerFailed
+
+        try:
+            return self.compiled(*args, **kwargs)
+        except BackendCompilerFailed as failure:
+            inner = getattr(failure, "inner_exception", None) or failure
+            raise ConfigError(f"compile: {self.mode}: torch {torch.__version__} could not compile {self.model_name}'s "
+                              f"decoder step ({type(inner).__name__}: {str(inner).strip()[:300]}); set the training's "
+                              "compile: off (docs/speed.md)") from failure

@@ -286,7 +286,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     if validator is None and training.valid_metric != "neg_loss":
         validator = make_validator(training.valid_metric, valid_data)
     monitors = {m: (monitors or {}).get(m) or make_validator(m, valid_data) for m in training.log_metrics}
-    compiles = compile_step(model, training.compile)  # before any wrapper, so every rank compiles its own step
+    compiles = compile_step(model, training.compile, model_config.architecture)  # before any wrapper: per rank
     compute_loss = data_parallel(model, device, world)
     if not state.finished:
         session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device),
