@@ -285,7 +285,9 @@ def test_leave_one_out_oracle_worked_by_hand(tmp_path):
     result = evaluate_leave_one_out(Evaluation(metrics=["bleu"]), str(tmp_path))
     third = 100 * (7 / 8 * 5 / 6 * 3 / 4 * 1 / 2) ** 0.25
     assert result["bleu"]["score"] == pytest.approx((100 + 100 + third) / 3)
-    assert result["references"] == 2 and "leave-one-out" in result["oracle"]
+    assert result["references"] == 2
+    assert result["oracle"] == ("leave-one-out: each of the 3 references scored against the other 2, metrics "
+                                "averaged over the references")
     for k in (1, 2):
         (tmp_path / f"test.ref.{k}").unlink()
     with pytest.raises(CorpusError, match=rf"{tmp_path}: a leave-one-out oracle needs at least 2 references of "
@@ -310,3 +312,34 @@ def test_the_in_vocabulary_identity_writes_unknown_words_as_unk_and_depends_on_t
     assert main(["system", "--name", "mini_identity_vocabulary"]) == 0
     assert Path("runs/mini_identity_vocabulary/test.hyp").read_text() == \
         "the recipient <unk> away\nit was commenced in <unk>\n"
+
+
+def test_leave_one_out_reads_the_split_it_is_given_and_adds_003s_own_oracle(tmp_path, monkeypatch):
+    """The valid split's references differ from test's: valid "p q r s" twice (each the other's copy: BLEU 100),
+    test "a b c d" and "a b c e" (either against the other: 1-grams 3/4, 2-grams 2/3, 3-grams 1/2, 4-grams 0/1,
+    which sacrebleu's default 'exp' smoothing counts as 1/2: BLEU = 100 (3/4 · 2/3 · 1/2 · 1/2)^(1/4) = 59.46,
+    lengths equal). With 003's protocol on, the result also carries that protocol's oracle (the .simp sentence),
+    under its own key."""
+    from paragen.config import Evaluation
+    from paragen.scoring import evaluation as scoring_evaluation
+    import paragen.simplification.report_protocol as report_protocol
+
+    for split, lines in (("valid", ["p q r s", "p q r s"]), ("test", ["a b c d", "a b c e"])):
+        (tmp_path / f"{split}.src").write_text("x y z\n")
+        for k, line in enumerate(lines):
+            (tmp_path / f"{split}.ref.{k}").write_text(line + "\n")
+    valid = scoring_evaluation.evaluate_leave_one_out(Evaluation(metrics=["bleu"]), str(tmp_path), split="valid")
+    test = scoring_evaluation.evaluate_leave_one_out(Evaluation(metrics=["bleu"]), str(tmp_path), split="test")
+    assert valid["bleu"]["score"] == pytest.approx(100.0)
+    assert test["bleu"]["score"] == pytest.approx(100 * (3 / 4 * 2 / 3 * 1 / 2 * 1 / 2) ** 0.25)
+    # SARI reads the split's source: the valid result moves when valid.src does, and only then
+    sari = Evaluation(metrics=["sari"])
+    before = scoring_evaluation.evaluate_leave_one_out(sari, str(tmp_path), split="valid")["sari"]["score"]
+    (tmp_path / "valid.src").write_text("p q r s\n")  # the source now equals the references: nothing to delete
+    after = scoring_evaluation.evaluate_leave_one_out(sari, str(tmp_path), split="valid")["sari"]["score"]
+    assert before != pytest.approx(after)
+    asked = []
+    monkeypatch.setattr(report_protocol, "score_file", lambda hyp, oracle=False: asked.append(oracle) or {"sari": 1.5})
+    result = scoring_evaluation.evaluate_leave_one_out(Evaluation(metrics=["bleu"], report_protocol=True),
+                                                       str(tmp_path), split="valid")
+    assert result["report_protocol"] == {"sari": 1.5} and asked == [True]
