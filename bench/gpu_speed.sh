@@ -28,33 +28,35 @@ if ! python3 -c "import paragen" 2>/dev/null; then
 fi
 [ "$device" = cuda ] && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 amp=$([ "$device" = cuda ] && echo --amp || true)
+wheels=()
+[ -d .whl/joeynmt ] && wheels=(--wheels .whl/joeynmt)
+anchor_command() {  # anchor_command ROUNDS: sets cmd to JoeyNMT and paragen, alternately, one epoch each
+  cmd=(python3 bench/anchor_joeynmt.py --device "$device" $amp --rounds "$1" --epochs 1
+       --sentences "${SENTENCES:-20000}" "${wheels[@]}")
+}
+models_command() {  # models_command MODE SENTENCES: sets cmd to the four RNN models' training, compile MODE
+  cmd=(python3 bench/train_speed.py --models encdec rnnsearch copynet wean --vocab 1000 --length 25 --sentences "$2"
+       --decode-sentences 0 --device "$device" $amp --compile "$1" --json "$out/gpu_speed_$1.json")
+}
 case "$part" in
   models)
     for mode in off default reduce-overhead; do
       [ "$device" = cpu ] && [ "$mode" = reduce-overhead ] && continue  # CUDA graphs need CUDA
-      python3 bench/train_speed.py --models encdec rnnsearch copynet wean --vocab 1000 --length 25 \
-        --sentences "${SENTENCES:-4096}" --decode-sentences 0 --device "$device" $amp --compile "$mode" \
-        --json "$out/gpu_speed_$mode.json"
+      models_command "$mode" "${SENTENCES:-4096}" && "${cmd[@]}"
     done ;;
   anchor)
-    wheels=()
-    [ -d .whl/joeynmt ] && wheels=(--wheels .whl/joeynmt)
-    python3 bench/anchor_joeynmt.py --device "$device" $amp --rounds "${ROUNDS:-1}" --epochs 1 \
-      --sentences "${SENTENCES:-20000}" "${wheels[@]}" | tee "$out/gpu_anchor.txt" ;;
+    anchor_command "${ROUNDS:-1}" && "${cmd[@]}" | tee "$out/gpu_anchor.txt" ;;
   all)
     limited() {  # limited SECONDS LOG COMMAND...: run COMMAND, keep its output in LOG, say when it ran out
       local seconds=$1 log=$2; shift 2
       timeout "$seconds" "$@" > >(tee "$log") 2>&1 || echo "exit $? after at most $seconds s: $*" | tee -a "$log"
     }
-    limited "${ANCHOR_S:-150}" "$out/gpu_anchor.txt" python3 bench/anchor_joeynmt.py --device "$device" $amp \
-      --rounds 1 --epochs 1 --sentences "${SENTENCES:-20000}" --wheels .whl/joeynmt
+    anchor_command 1 && limited "${ANCHOR_S:-150}" "$out/gpu_anchor.txt" "${cmd[@]}"
     for mode in off reduce-overhead default; do
       [ "$device" = cpu ] && [ "$mode" = reduce-overhead ] && continue
       case $mode in off) seconds=${EAGER_S:-60} ;; reduce-overhead) seconds=${GRAPHS_S:-150} ;;
                     *) seconds=${COMPILED_S:-120} ;; esac
-      limited "$seconds" "$out/gpu_speed_$mode.txt" python3 bench/train_speed.py --models encdec rnnsearch copynet \
-        wean --vocab 1000 --length 25 --sentences "${MODEL_SENTENCES:-4096}" --decode-sentences 0 --device "$device" \
-        $amp --compile "$mode" --json "$out/gpu_speed_$mode.json"
+      models_command "$mode" "${MODEL_SENTENCES:-4096}" && limited "$seconds" "$out/gpu_speed_$mode.txt" "${cmd[@]}"
     done ;;
   *) echo "unknown part $part: models, anchor or all" >&2; exit 2 ;;
 esac

@@ -115,7 +115,7 @@ def bench(setting: Setting, args: argparse.Namespace, device: torch.device) -> d
     rules = random_rules(args.rules, len(vocab), torch.Generator().manual_seed(0)) \
         if setting.model.dmass is not None else None
     model = build_model(setting.model, len(vocab), rules).to(device)
-    compiles = compile_step(model, args.compile)
+    compiles = compile_step(model, args.compile, setting.model.architecture)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     batches = list(iterate_batches(sources, targets, vocab, setting.batch, torch.Generator().manual_seed(0)))
     warmup = 1 if compiles is None else 3  # a compiled step compiles again on the first new shape (dynamic)

@@ -89,14 +89,15 @@ class _RefusingCompilerFailure:
     """
 
     def __init__(self, compiled, model_name: str, mode: str):
+        from torch._dynamo.exc import BackendCompilerFailed  # once here, not at every decoder step
+
         self.compiled, self.model_name, self.mode = compiled, model_name, mode
+        self.failure_type = BackendCompilerFailed
 
     def __call__(self, *args, **kwargs):
-        from torch._dynamo.exc import BackendCompilerFailed
-
         try:
             return self.compiled(*args, **kwargs)
-        except BackendCompilerFailed as failure:
+        except self.failure_type as failure:
             inner = getattr(failure, "inner_exception", None) or failure
             raise ConfigError(f"compile: {self.mode}: torch {torch.__version__} could not compile {self.model_name}'s "
                               f"decoder step ({type(inner).__name__}: {str(inner).strip()[:300]}); set the training's "
