@@ -26,7 +26,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                  "tests/test_rouge_perl_exception_order.py", "tests/test_bootstrap_tails.py",
                  "tests/test_alignment_metric.py", "tests/test_cluster_bootstrap.py",
                  "tests/test_align.py", "tests/test_scoring.py",  # aligned pairs, is_odd, exact_match
-                 "-m", "not e2e"]),
+                 "tests/test_sari_orders.py", "tests/test_bootstrap_defaults.py", "tests/test_metric_defaults.py",
+                 "tests/test_rouge_perl_failures.py", "-m", "not e2e"]),
     "scoring": (["src/paragen/scoring/*"],
                 ["tests/test_scoring.py", "tests/test_metrics_text.py", "tests/test_systems.py",
                  "tests/test_cli_inputs.py", "tests/test_real_experiments.py", "tests/test_headline_suite.py",

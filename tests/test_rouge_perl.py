@@ -127,7 +127,7 @@ def test_parse_output_reads_averages_sentences_and_rouge_w():
     assert result.scores == {"rouge1": 42.857, "rouge2": 20.0, "rougeL": 42.857}
     assert result.sentences == [[85.714, 40.0, 85.714], [0.0, 0.0, 0.0]]
     assert result.rouge_w == 38.773 and result.intervals["rouge2"] == (0.0, 40.0)
-    with pytest.raises(PerlRougeError, match="printed 6 per-sentence scores, expected 3 sentences"):
+    with pytest.raises(PerlRougeError, match="printed 6 per-sentence scores, expected one for each of 3 sentences"):
         parse_output(OUTPUT, 3)
     with pytest.raises(PerlRougeError, match="no Average_F for ROUGE-2"):
         parse_output(OUTPUT.replace("ROUGE-2 Average_F", "ROUGE-2 Average_Q"), 2)

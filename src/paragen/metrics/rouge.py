@@ -25,6 +25,7 @@ from paragen.data.corpus import characters
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 logging.getLogger("absl").setLevel(logging.WARNING)  # rouge-score logs "Using default tokenizer." on every call
 Unit = Literal["word", "char"]
+UNITS = ("word", "char")
 
 
 class CharacterTokenizer(tokenizers.Tokenizer):
@@ -45,6 +46,9 @@ class RougeScore:
 
 
 def scorer(unit: Unit = "word", stem: bool = False) -> rouge_scorer.RougeScorer:
+    """rouge-score's scorer for ROUGE-1/2/L on ``unit`` tokens; any other unit is refused, not read as words."""
+    if unit not in UNITS:
+        raise ValueError(f"ROUGE unit {unit!r}; allowed: {', '.join(UNITS)}")
     if unit == "char":
         return rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=CharacterTokenizer())
     return rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=stem)

@@ -232,15 +232,17 @@ def parse_output(output: str, count: int) -> PerlRougeResult:
     if missing:
         raise PerlRougeError(f"ROUGE-1.5.5 printed no Average_F for {', '.join(missing)}; its output ended:\n"
                              f"{output[-2000:]}")
-    rows = [[0.0] * len(MEASURES) for _ in range(count)]
-    seen = 0
+    cells: dict[tuple[int, str], float] = {}  # (config line, measure) -> F; each must be printed exactly once
+    printed = 0
     for match in EVAL_LINE.finditer(output):
         if match.group(1) in MEASURES:
-            rows[int(match.group(2)) - 1][list(MEASURES).index(match.group(1))] = _percent(match.group(3))
-            seen += 1
-    if seen != count * len(MEASURES):
-        raise PerlRougeError(f"ROUGE-1.5.5 printed {seen} per-sentence scores, expected {count} sentences x "
-                             f"{len(MEASURES)} measures")
+            cells[int(match.group(2)), match.group(1)] = _percent(match.group(3))
+            printed += 1
+    wanted = {(line, key) for line in range(1, count + 1) for key in MEASURES}
+    if printed != len(wanted) or set(cells) != wanted:
+        raise PerlRougeError(f"ROUGE-1.5.5 printed {printed} per-sentence scores, expected one for each of {count} "
+                             f"sentences x {len(MEASURES)} measures")
+    rows = [[cells[line, key] for key in MEASURES] for line in range(1, count + 1)]
     weighted = [_percent(m.group(2)) for key, m in averages.items() if key.startswith("W")]
     return PerlRougeResult(
         scores={name: _percent(averages[key].group(2)) for key, name in MEASURES.items()},
