@@ -34,9 +34,9 @@ CASE_A_ROWS = [[1, 1, 1, 1, 2, 2, 0, 1, 1],
 
 
 def test_each_order_has_its_own_row():
-    """Rows are n = 1..4 in order, as integer counts. Writing order n to row n - 2 shifts every row up by one (the
-    4-gram row first), which the corpus score cannot see (it averages over orders) but a bootstrap of per-order
-    statistics and this table can."""
+    """Rows are n = 1..4 in order, as integer counts. Writing order n to row n - 2 shifts every row up by one (rows
+    2-, 3-, 4-gram, then the 1-gram row last), which the corpus score cannot see (it averages over orders) but a
+    bootstrap of per-order statistics and this table can."""
     stats = sentence_statistics("a b c", "a b d", ["a c d"])
     assert stats.tolist() == CASE_A_ROWS
     assert stats.dtype == np.int64
