@@ -135,3 +135,26 @@ def test_alignment_errors_name_the_pair():
 def test_odd_generation_refuses_misaligned_files():
     with pytest.raises(ValueError, match=r"^2 outputs but 1 references$"):
         odd_generation([["a"], ["b"]], [["a"]])
+
+
+def test_a_token_the_reference_repeats_as_often_is_not_odd():
+    """Output "a a" against reference "a a b": "a" repeats no more than the gold does (2 - 2 = 0) and the output is
+    1 token short, so odd by shortfall only; against "a a" it is not odd at all (counting repeats without the
+    reference would call it odd: 2 repeated tokens)."""
+    from paragen.metrics.oddgen import is_odd, repeats
+
+    assert repeats(["a", "a"], ["a", "a", "b"]) == 0
+    assert is_odd(["a", "a"], ["a", "a"]) is False
+    assert is_odd(["a", "a", "a"], ["a", "a"]) is True
+
+
+def test_aligned_pairs_rank_by_count_then_alphabet():
+    """Identical pairs: "b b" twice, then "a a" and "c c" once each (a tie, in alphabetical order). Sorting by the
+    pair alone, or by rising count, puts "a a" first."""
+    from paragen.metrics.aligned_pairs import grouped_pairs
+
+    targets = [["c", "b"], ["b", "a"]]
+    rows = grouped_pairs(targets, targets, stem=str)["identical"]
+    assert rows == [["b", "b", 2], ["a", "a", 1], ["c", "c", 1]]
+    with pytest.raises(ValueError, match=r"^2 targets but 1 aligned sentences$"):
+        grouped_pairs(targets, targets[:1], stem=str)

