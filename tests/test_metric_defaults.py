@@ -64,6 +64,8 @@ def test_an_unknown_unit_is_refused_not_read_as_words():
     """Before, any unit other than "char" silently scored words (so "chars" or "character" gave word ROUGE)."""
     with pytest.raises(ValueError, match=r"^ROUGE unit 'chars'; allowed: word, char$"):
         corpus_rouge(["a"], ["a"], unit="chars")
+    with pytest.raises(ValueError, match=r"^ROUGE unit 'chars'; allowed: word, char$"):
+        corpus_rouge([], [], unit="chars")  # also with nothing to score
 
 
 def test_character_tokens_are_lowercased():

@@ -45,10 +45,15 @@ class RougeScore:
         return {"rouge1": self.rouge1, "rouge2": self.rouge2, "rougeL": self.rougeL}
 
 
-def scorer(unit: Unit = "word", stem: bool = False) -> rouge_scorer.RougeScorer:
-    """rouge-score's scorer for ROUGE-1/2/L on ``unit`` tokens; any other unit is refused, not read as words."""
+def check_unit(unit: str) -> None:
+    """Refuse a unit other than ``word`` or ``char`` (it would otherwise be read as words)."""
     if unit not in UNITS:
         raise ValueError(f"ROUGE unit {unit!r}; allowed: {', '.join(UNITS)}")
+
+
+def scorer(unit: Unit = "word", stem: bool = False) -> rouge_scorer.RougeScorer:
+    """rouge-score's scorer for ROUGE-1/2/L on ``unit`` tokens."""
+    check_unit(unit)
     if unit == "char":
         return rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=CharacterTokenizer())
     return rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=stem)
@@ -69,6 +74,7 @@ def sentence_f1(hypotheses: Sequence[str], references: Sequence[str], unit: Unit
 
 def corpus_rouge(hypotheses: Sequence[str], references: Sequence[str], unit: Unit = "word",
                  stem: bool = False) -> RougeScore:
-    """Mean sentence-level F1 (x100) of ROUGE-1, ROUGE-2 and ROUGE-L."""
+    """Mean sentence-level F1 (x100) of ROUGE-1, ROUGE-2 and ROUGE-L (0 for an empty corpus)."""
+    check_unit(unit)
     means = sentence_f1(hypotheses, references, unit, stem).mean(axis=0) if hypotheses else np.zeros(3)
     return RougeScore(*map(float, means))

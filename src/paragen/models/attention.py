@@ -37,9 +37,12 @@ class Attention(nn.Module):
         return self.W(memory) if self.score == "general" else self.W_m(memory)
 
     def energies(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``."""
+        """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``.
+
+        ``dot``/``general``: ``keys · query`` as a multiply and a sum over the last axis, not a ``bmm`` with a single
+        query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md)."""
         if self.score in ("dot", "general"):
-            return torch.bmm(keys, query.unsqueeze(2)).squeeze(2)
+            return (keys * query.unsqueeze(1)).sum(-1)
         return self.v(torch.tanh(self.W_q(query).unsqueeze(1) + keys)).squeeze(2)
 
     def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
