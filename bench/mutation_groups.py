@@ -38,7 +38,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
               "tests/test_synthetic_splits.py", "tests/test_synthetic_ceiling.py", "tests/test_local_data_faults.py",
               "tests/test_overlap.py", "tests/test_headline_synthetic.py", "tests/test_fetch.py",
               "tests/test_registry.py", "tests/test_ew_sew_hwang.py", "tests/test_local_data.py",  # registry, hwang
-              "tests/test_models.py",  # vocabulary and batching: extended ids, padding
+              "tests/test_models.py", "tests/test_teacher_forcing.py",  # vocabulary and batching
+              "tests/test_training.py",  # tag_column
               "-m", "not e2e"]),
     "simplification": (["src/paragen/simplification/*"],
                        ["tests/test_ppdb.py", "tests/test_systems.py", "tests/test_scoring_variants.py",
