@@ -178,3 +178,26 @@ def test_gigaword_release_archive_in_its_true_layout_unpacks_and_prepares(tmp_pa
     assert not (archive.parent / "train.article.txt.gz").exists()
     prepared = prepare_dataset("gigaword", ["train"], tmp_path / "raw", tmp_path / "out", check_counts=False)
     assert prepared["train"]["pairs"] == 1
+
+
+def test_an_unpacked_member_that_differs_from_its_digest_is_refused(tmp_path, caplog):
+    """The member's own sha256 (not the archive's) is checked after extraction; the error names the archive and
+    the member. A member that matches is unpacked and logged with the archive's name."""
+    import logging
+
+    from paragen.data.fetch import HashMismatch
+    from paragen.data.registry import ArchiveMember, unpack_members
+
+    archive = tmp_path / "release.tar.gz"
+    archive.write_bytes(_tar_gz({"release/train.txt": b"a b c\n"}))
+    actual = hashlib.sha256(b"a b c\n").hexdigest()
+    wrong = hashlib.sha256(b"something else\n").hexdigest()
+    member = ArchiveMember(member="release/train.txt", path="train.txt", sha256=wrong)
+    expected = f"{archive}:release/train.txt: sha256 mismatch: expected {wrong}, got {actual}"
+    with pytest.raises(HashMismatch) as error:
+        unpack_members(archive, tmp_path / "out", [member])
+    assert str(error.value) == expected
+    with caplog.at_level(logging.INFO, logger="paragen.data.registry"):
+        unpack_members(archive, tmp_path / "ok", [member.model_copy(update={"sha256": actual})])
+    assert (tmp_path / "ok" / "train.txt").read_bytes() == b"a b c\n"
+    assert f"{tmp_path / 'ok' / 'train.txt'}: unpacked from release.tar.gz" in caplog.messages
