@@ -219,3 +219,21 @@ def test_spans_of_generated_test_lines_match_the_drawn_fillers(tmp_path):
     for example, span in zip(splits["test"], spans):
         for variable, (start, end) in span.items():
             assert example.source[start:end] == example.fillers[variable]
+
+
+def test_generation_statistics_by_hand():
+    """One x->x rule "a x b" -> "c x" (3 symbols that are not variables) with two instances: fillers of 2 and 1
+    symbols, sources of 4 and 3, targets of 3 and 2 tokens, the second redrawn once. Means 1.5, 3, 3.5, 2.5; one
+    redrawn instance (counting redraws > 1 gives 0, >= 0 gives 2); the other types have nothing and report 0."""
+    from paragen.data.synthetic import RULE_TYPES, Example, Rule, statistics
+
+    rule = Rule("x->x", ("a", "x", "b"), ("c", "x"))
+    examples = [Example(["a", "p", "q", "b"], ["c", "p", "q"], "x->x", 0, {"x": ["p", "q"]}, 0),
+                Example(["a", "r", "b"], ["c", "r"], "x->x", 0, {"x": ["r"]}, 1)]
+    stats = statistics([rule], {"train": examples[:1], "test": examples[1:]})
+    assert stats["x->x"] == {"rules": 1, "instances": 2, "ambiguous_rules": 0, "redrawn_instances": 1,
+                             "mean_filler_length": 1.5, "mean_rule_length": 3.0, "mean_source_length": 3.5,
+                             "mean_target_length": 2.5}
+    empty = {"rules": 0, "instances": 0, "ambiguous_rules": 0, "redrawn_instances": 0, "mean_filler_length": 0.0,
+             "mean_rule_length": 0.0, "mean_source_length": 0.0, "mean_target_length": 0.0}
+    assert all(stats[t] == empty for t in RULE_TYPES if t != "x->x")
