@@ -201,3 +201,25 @@ def test_an_unpacked_member_that_differs_from_its_digest_is_refused(tmp_path, ca
         unpack_members(archive, tmp_path / "ok", [member.model_copy(update={"sha256": actual})])
     assert (tmp_path / "ok" / "train.txt").read_bytes() == b"a b c\n"
     assert f"{tmp_path / 'ok' / 'train.txt'}: unpacked from release.tar.gz" in caplog.messages
+
+
+def test_a_digest_nobody_publishes_is_recorded_and_said_whole(tmp_path, caplog):
+    """A file with no published sha256: its digest goes to .recorded-digests.json and one warning says where, with
+    its size check ("matched (6 bytes)" when a size is published, "not published either" when none is)."""
+    import json
+    import logging
+
+    from paragen.data.registry import RECORDED_DIGESTS, SourceFile, record_digest
+
+    (tmp_path / "train.txt").write_bytes(b"a b c\n")
+    sha256 = hashlib.sha256(b"a b c\n").hexdigest()
+    with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
+        assert record_digest(tmp_path, SourceFile(path="train.txt", size=6)) == sha256
+        record_digest(tmp_path, SourceFile(path="train.txt"))
+    tail = (f", and its sha256 {sha256} is recorded in {tmp_path / RECORDED_DIGESTS} (later fetches are checked "
+            "against it; put it in sources.yaml to pin it for everyone)")
+    head = f"{tmp_path / 'train.txt'}: no sha256 is published for this file; "
+    assert caplog.messages == [head + "its size matched (6 bytes)" + tail,
+                               head + "its size is not published either" + tail]
+    recorded = json.loads((tmp_path / RECORDED_DIGESTS).read_text())
+    assert recorded == {"train.txt": {"sha256": sha256, "size": 6}}
