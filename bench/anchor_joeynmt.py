@@ -55,6 +55,9 @@ OFFLINE_MODULES = ["importlib_metadata", "lazy-importer", "zipp", "tensorboard==
                    "future", "packaging", "numpy", "setuptools"]
 LOG_LINE = re.compile(r"Epoch\s+(\d+), Step:\s+(\d+), .*Tokens per Sec:\s+([0-9.]+)")
 EMBEDDING, HIDDEN, BATCH, LEARNING_RATE, CLIP, DROPOUT = 150, 300, 64, 1e-3, 5.0, 0.1
+PARAGEN_MODEL = {"architecture": "rnnsearch", "embedding_size": EMBEDDING, "hidden_size": HIDDEN, "cell": "gru",
+                 "attention": "general", "input_feeding": "attentional", "decoder_init": "bridge", "dropout": DROPOUT}
+"""paragen's ModelConfig at JoeyNMT's configuration (also timed by ``bench/attention_energies.py``)."""
 
 
 def generate_reverse_task(folder: Path, train_pairs: int, valid_pairs: int, symbols: int = 1000,
@@ -203,8 +206,7 @@ def run_paragen(data: Path, workdir: Path, args: argparse.Namespace) -> float:
 
     train_data, valid_data = read_split(data, "train"), read_split(data, "dev")
     vocab = Vocabulary.build([train_data.sources, train_data.targets])
-    model = ModelConfig(architecture="rnnsearch", embedding_size=EMBEDDING, hidden_size=HIDDEN, cell="gru",
-                        attention="general", input_feeding="attentional", decoder_init="bridge", dropout=DROPOUT)
+    model = ModelConfig(**PARAGEN_MODEL)
     training = TrainingConfig(learning_rate=LEARNING_RATE, batch_size=BATCH, max_epochs=args.epochs,
                               patience=args.epochs, clip_norm=CLIP, valid_metric="neg_loss", amp=args.amp, seed=42)
     run_dir = workdir / "paragen_run"

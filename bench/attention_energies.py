@@ -26,6 +26,8 @@ from paragen.data.vocabulary import SPECIALS, Vocabulary
 from paragen.models import build_model
 from paragen.models.attention import Attention
 
+from anchor_joeynmt import BATCH, PARAGEN_MODEL  # this folder is on sys.path when the script runs
+
 MULTIPLY_AND_SUM = Attention.energies
 
 
@@ -39,21 +41,19 @@ def bmm_energies(self: Attention, query: torch.Tensor, keys: torch.Tensor) -> to
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passes", type=int, default=8, help="timed passes per kernel (alternating)")
-    parser.add_argument("--batches", type=int, default=6, help="batches of 64 sentences per pass")
+    parser.add_argument("--batches", type=int, default=6, help=f"batches of {BATCH} sentences per pass")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rng = random.Random(0)
     words = [f"w{i}" for i in range(1000)]
     vocab = Vocabulary(list(SPECIALS) + words)
-    sources = [[rng.choice(words) for _ in range(rng.randint(10, 30))] for _ in range(64 * args.batches)]
-    targets = [list(reversed(s)) for s in sources]  # the anchor's reversal task
-    config = ModelConfig(architecture="rnnsearch", embedding_size=150, hidden_size=300, cell="gru",
-                         attention="general", input_feeding="attentional", decoder_init="bridge", dropout=0.1)
+    sources = [[rng.choice(words) for _ in range(rng.randint(10, 30))] for _ in range(BATCH * args.batches)]
+    targets = [list(reversed(s)) for s in sources]  # a reversal task, as the anchor's (in memory, longer lines)
     torch.manual_seed(0)
-    model = build_model(config, len(vocab), None)
+    model = build_model(ModelConfig(**PARAGEN_MODEL), len(vocab), None)
     optimizer = torch.optim.Adam(model.parameters(), 1e-3)
-    batches = list(iterate_batches(sources, targets, vocab, 64, torch.Generator().manual_seed(0)))
+    batches = list(iterate_batches(sources, targets, vocab, BATCH, torch.Generator().manual_seed(0)))
     model.train()
 
     def one_pass() -> float:
@@ -72,7 +72,7 @@ def main() -> None:
             Attention.energies = kernels[name]
             seconds[name].append(one_pass())
     Attention.energies = MULTIPLY_AND_SUM
-    print(f"torch {torch.__version__}, {args.threads} thread(s), {len(batches)} batches of 64 a pass, "
+    print(f"torch {torch.__version__}, {args.threads} thread(s), {len(batches)} batches of {BATCH} a pass, "
           f"{args.passes} passes each, alternating")
     for name, values in seconds.items():
         print(f"{name:>17}: median {statistics.median(values):.3f} s a pass, fastest {min(values):.3f} s")
