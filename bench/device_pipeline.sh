@@ -7,8 +7,18 @@
 #                                                                  (it outlives this command), then watch it
 #   bash bench/device_pipeline.sh watch SECONDS                     watch a started run for at most SECONDS
 #
-# Both end by packing results/ and the runs' logs (no checkpoints) into $OUT/results.tar.gz, whether or not the
-# run has finished, so what exists comes back even if the machine is lost before the next call.
+# Both end by packing results/ and the runs' logs and test outputs (*.hyp; no checkpoints) into
+# $OUT/results.tar.gz, whether or not the run has finished, so what exists comes back even if the machine is lost
+# before the next call. With PACK_RESUME=1 they also pack the runs' resume states (runs/*/resume/) into
+# $OUT/resume.tgz.part* (15 MiB pieces; `cat resume.tgz.part* | tar xz` here), so that a training the lease
+# cannot finish goes on elsewhere from its last epoch.
+#
+# Two things that lost work on 2026-11-26:
+# - Committed outputs (results/metrics/*.json, tables) make Snakemake see nothing to do on the fresh copy: name the
+#   trainings to redo, e.g. `--forcerun train_smini_nmt`.
+# - Every call copies this checkout's tracked files over the machine's again, so a tracked output the run wrote
+#   before an earlier call ended (results/metrics/<run>.json) is back to the committed version in any later call's
+#   tarball: keep each call's results.tar.gz and take every file from the call after which it was written.
 set -uo pipefail
 mode=$1 budget=$2; shift 2
 export PYTHONUNBUFFERED=1
@@ -34,6 +44,10 @@ done
 kill -0 "$pid" 2>/dev/null && echo "STILL RUNNING" || echo "SNAKEMAKE ENDED"
 tail -15 "$log"
 tar czf "$OUT/results.tar.gz" results $(ls -d runs/*/train_log.csv runs/*/sessions.json runs/*/*.json runs/*/*.txt \
-  runs/*/*.tsv runs/device_pipeline.log 2>/dev/null) 2>/dev/null
+  runs/*/*.tsv runs/*/*.hyp runs/device_pipeline.log 2>/dev/null) 2>/dev/null
+if [ "${PACK_RESUME:-0}" = 1 ] && ls -d runs/*/resume >/dev/null 2>&1; then
+  tar czf - runs/*/resume | split -b 15m - "$OUT/resume.tgz.part"
+  ls -l "$OUT"/resume.tgz.part*
+fi
 cp "$log" "$OUT/" 2>/dev/null
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader

@@ -203,7 +203,11 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
             (run / "sessions.json").write_text(json.dumps(sessions))
     text = describe_hardware({"Row 1": one, "Row 2": two, "Old": old})
     assert "Trained on CPU B and GPU A;" in text
-    assert "Row 1 2.0 min; Row 2 3.0 min, resumed at epoch 3." in text
+    # two devices among the rows: each row names its own (Row 2 moved from GPU A to CPU B at epoch 3)
+    assert "Row 1 2.0 min (GPU A); Row 2 3.0 min (GPU A, CPU B), resumed at epoch 3." in text
+    same = describe_hardware({"Row 1": one})
+    assert same.endswith("Trained on GPU A; wall time per row (training and per-epoch validation, summed over "
+                         "epochs): Row 1 2.0 min.")  # one device: said once
     assert "Old" not in text  # a run without session records is left out, not guessed
     assert describe_hardware({"Old": old}) == ""
     from paragen.report.captions import hardware_summary

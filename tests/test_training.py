@@ -94,7 +94,7 @@ def test_interrupted_run_resumes_to_identical_weights_on_cuda(tmp_path, tiny_con
         torch.use_deterministic_algorithms(False)
     sessions = json.loads((tmp_path / "resumed" / "sessions.json").read_text())
     assert [s["first_epoch"] for s in sessions] == [1, 3]
-    assert {s["device"] for s in sessions} == {torch.cuda.get_device_name(0)}
+    assert {s["device"] for s in sessions} == {torch.cuda.get_device_name(0) + ", bf16 autocast"}  # amp: default on
     for name in ("last.pt", "best.pt"):
         assert _same(_weights(tmp_path / "full" / name), _weights(tmp_path / "resumed" / name))
 
@@ -228,6 +228,17 @@ def test_each_training_process_records_its_first_epoch_and_device(tmp_path, tiny
     sessions = json.loads((tmp_path / "split" / "sessions.json").read_text())
     assert [s["first_epoch"] for s in sessions] == [1, 3]
     assert all(s["device"].startswith("CPU ") and s["device"].endswith("1 thread(s)") for s in sessions)
+
+
+def test_a_gpu_session_says_when_it_trained_under_bf16_autocast(monkeypatch):
+    """training.amp changes the numbers a GPU run gives (bf16 matrix products): the caption must say so; on the CPU
+    amp does nothing and is not mentioned."""
+    from paragen.training.trainer import describe_device
+
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
+    assert describe_device(torch.device("cuda"), amp=True) == "NVIDIA H200, bf16 autocast"
+    assert describe_device(torch.device("cuda"), amp=False) == "NVIDIA H200"
+    assert "bf16" not in describe_device(torch.device("cpu"), amp=True)
 
 
 def test_a_run_whose_metrics_are_numpy_scalars_still_resumes(tmp_path, tiny_config):

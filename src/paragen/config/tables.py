@@ -99,6 +99,33 @@ class AlignedPairsTable(_Strict):
     paper: str | None = Field(None, description="file under paragen/paper_results with the paper's examples")
 
 
+class Collapse(_Strict):
+    """Rows that *collapse* when their validation score stays at or below ``at_most`` at every epoch."""
+
+    rows: list[str] = Field(min_length=1, description="row labels read for a collapse")
+    at_most: float = Field(description="the validation score (the training's valid_metric) a collapsed run never "
+                           "exceeds")
+
+
+class Reading(_Strict):
+    """How each trained row is read against a floor row, by rules fixed before the runs (docs/decisions.md M6):
+    a row above the floor's test score *works*; one below it *overfits* if its validation loss at the best epoch
+    is at most ``overfit_loss_gain`` (a fraction) below its value at epoch ``since_epoch`` while its training
+    accuracy rose at least ``overfit_accuracy_rise`` points since then, is *under-trained* if its validation loss
+    fell more than ``undertrained_loss_fall`` over its last ``last_epochs`` epochs, else *undetermined*; a run that
+    hit its epoch cap gets no reading."""
+
+    floor: str = Field(description="the row (label) whose test score separates working rows from the rest")
+    metric: str = Field(description="the column (metric key) compared with the floor")
+    since_epoch: PositiveInt = Field(2, description="the epoch the best epoch is compared with")
+    overfit_loss_gain: float = Field(0.01, ge=0, description="at most this fraction of validation loss gained")
+    overfit_accuracy_rise: float = Field(15.0, description="training accuracy points risen at least")
+    undertrained_loss_fall: float = Field(0.01, ge=0, description="validation loss fallen by more than this "
+                                          "fraction over the last epochs")
+    last_epochs: PositiveInt = Field(3, description="how many last epochs the fall is measured over")
+    collapse: Collapse | None = Field(None, description="rows also read for a collapse")
+
+
 class TableConfig(_Strict):
     """One reproduced paper table: which experiment fills which row."""
 
@@ -134,6 +161,8 @@ class TableConfig(_Strict):
                                               "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "
                                "key, in this order (default: all); `paper: own` needs them: the metrics of your data")
+    reading: Reading | None = Field(None, description="rules, fixed before the runs, that read each trained row "
+                                    "against a floor row (works, overfits, under-trained, undetermined, collapses)")
     not_comparable: dict[str, str] = Field(
         default_factory=dict, description="row label -> why the row is not the paper's system (its cells show both "
         "numbers but no difference, and say why)")
@@ -158,6 +187,11 @@ class TableConfig(_Strict):
         unknown = sorted(set(self.not_comparable) - set(self.rows))
         if unknown:
             raise ValueError(f"not_comparable: {unknown} are not rows of the table; allowed values: {list(self.rows)}")
+        if self.reading is not None:
+            named = [self.reading.floor] + (self.reading.collapse.rows if self.reading.collapse else [])
+            unknown = [row for row in named if row not in self.rows]
+            if unknown:
+                raise ValueError(f"reading: {unknown} are not rows of the table; allowed values: {list(self.rows)}")
         return self
 
     def experiments(self) -> list[str]:

@@ -179,19 +179,24 @@ def describe_hardware(run_dirs: dict[str, Path]) -> str:
     Read from each run's ``sessions.json`` (written by training) and the ``wall_time_s`` of its log; rows whose
     run predates session records are left out rather than guessed.
     """
-    parts, devices = [], set()
+    runs, devices = [], set()
     for row, run_dir in run_dirs.items():
         sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
         if not (sessions_path.exists() and log_path.exists()):
             continue
         sessions = json.loads(sessions_path.read_text(encoding="utf-8"))
         minutes = sum(r["wall_time_s"] for r in read_log(log_path)) / 60
-        devices.update(s["device"] for s in sessions)
+        own = list(dict.fromkeys(s["device"] for s in sessions))
+        devices.update(own)
         split = ("" if len(sessions) <= 1 else ", resumed at epoch "
                  + ", ".join(str(s["first_epoch"]) for s in sessions[1:]))
-        parts.append(f"{row} {minutes:.1f} min{split}")
-    if not parts:
+        runs.append((row, minutes, own, split))
+    if not runs:
         return ""
+    # rows trained on different machines each name theirs: their numbers may differ by the hardware too
+    named = len(devices) > 1
+    parts = [f"{row} {minutes:.1f} min" + (" (" + ", ".join(own) + ")" if named else "") + split
+             for row, minutes, own, split in runs]
     return (f" Trained on {' and '.join(sorted(devices))}; wall time per row (training and per-epoch validation, "
             f"summed over epochs): {'; '.join(parts)}.")
 

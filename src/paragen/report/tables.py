@@ -61,6 +61,8 @@ class ResultTable:
     """Rows whose run is still training (its run directory is locked), one line each."""
     comparisons: list[str] = field(default_factory=list)
     """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
+    readings: list[str] = field(default_factory=list)
+    """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
     setup: list[str] = field(default_factory=list)
     """Provenance too long for the caption (rows without training, embeddings, per-run wall times), one paragraph
     each: printed under the table in Markdown, not in the LaTeX caption."""

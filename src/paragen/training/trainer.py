@@ -69,10 +69,11 @@ POSTFIX_EVERY = 100
 """Batches between two updates of the progress bar's running loss: each update waits for the device."""
 
 
-def describe_device(device: torch.device) -> str:
-    """The hardware a run trained on, in words, for the tables' captions (GPU name, or CPU model and threads)."""
+def describe_device(device: torch.device, amp: bool = False) -> str:
+    """The hardware a run trained on, in words, for the tables' captions (GPU name, with "bf16 autocast" when
+    ``training.amp`` ran it so; or CPU model and threads, where amp does nothing)."""
     if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
+        return torch.cuda.get_device_name(device) + (", bf16 autocast" if amp else "")
     model = next((line.split(":", 1)[1].strip() for line in _read_cpuinfo().splitlines()
                   if line.startswith("model name")), platform.machine())
     return f"CPU {model}, {torch.get_num_threads()} thread(s)"
@@ -289,7 +290,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     compiles = compile_step(model, training.compile, model_config.architecture)  # before any wrapper: per rank
     compute_loss = data_parallel(model, device, world)
     if not state.finished:
-        session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device),
+        session: dict[str, Any] = {"first_epoch": state.epoch + 1, "device": describe_device(device, training.amp),
                                    "stopping": {k: getattr(training, k) for k in STOPPING_KEYS}}
         if compiles is not None:
             session["compile"] = training.compile
