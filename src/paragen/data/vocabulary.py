@@ -84,4 +84,6 @@ class Vocabulary:
                                     "pipeline up to it (`snakemake <that file>`)") from None
         if tokens and tokens[-1] == "":
             tokens.pop()
+        if "" in tokens:  # a blank line would become a token that no text holds, shifting no id but hiding damage
+            raise ValueError(f"{path}:{tokens.index('') + 1}: empty line; a vocabulary file holds one token per line")
         return cls(tokens)
