@@ -76,3 +76,27 @@ def test_a_vocabulary_of_more_than_five_duplicates_names_the_first_five(tmp_path
     with pytest.raises(ValueError) as error:
         Vocabulary(tokens)
     assert str(error.value) == "duplicate tokens in vocabulary: ['t0', 't1', 't2', 't3', 't4']"
+
+
+def test_vocabularies_per_side_go_to_out_dir_and_count_sizes_without_specials(tmp_path: Path):
+    """train.src counts a 3, b 2, c 1; train.tgt x 2, a 1, y 1. Size 1 per side: specials + a, and specials + x;
+    written to out_dir (the segmented folder stays untouched), returned in the order src, tgt. With train.src
+    missing, the refusal lists that file alone."""
+    from paragen.data.corpus import CorpusError
+    from paragen.data.vocabularies import build_vocabularies
+
+    segmented, out = tmp_path / "seg", tmp_path / "vocab"
+    segmented.mkdir()
+    out.mkdir()
+    (segmented / "train.src").write_text("a b a\nc a b\n")
+    (segmented / "train.tgt").write_text("x y\nx a\n")
+    assert build_vocabularies(segmented, 1, shared=False, out_dir=out) == [out / "vocab.src.txt", out / "vocab.tgt.txt"]
+    assert Vocabulary.load(out / "vocab.src.txt").itos == [*SPECIALS, "a"]
+    assert Vocabulary.load(out / "vocab.tgt.txt").itos == [*SPECIALS, "x"]
+    assert sorted(p.name for p in segmented.iterdir()) == ["train.src", "train.tgt"]
+    assert build_vocabularies(segmented, None, shared=True, out_dir=out) == [out / "vocab.txt"]
+    assert Vocabulary.load(out / "vocab.txt").itos == [*SPECIALS, "a", "b", "x", "c", "y"]  # a 4, b 2, x 2
+    (segmented / "train.src").unlink()
+    with pytest.raises(CorpusError) as error:
+        build_vocabularies(segmented, 1, shared=True)
+    assert str(error.value) == f"vocabularies are built on the training split, which is missing: {segmented}/train.src"
