@@ -120,3 +120,23 @@ def test_read_checked_refusals_word_for_word(tmp_path):
     with pytest.raises(CorpusError) as error:
         read_checked(LocalFile(path=empty.as_posix()), "datasets.mine.files.valid.source")
     assert str(error.value) == f"{empty}: empty file (datasets.mine.files.valid.source); expected one sentence per line"
+
+
+def test_each_target_and_further_reference_is_checked_against_its_source_in_process(tmp_path):
+    """valid.ref1 one line short: refused naming the source and that reference with both counts; the same for a
+    short target. A reference file of a split is read under its own key (references[0])."""
+    files = dict(FILES, **{"valid.ref1": ["j k"]})
+    write_files(tmp_path, files)
+    d = tmp_path.as_posix()
+    with pytest.raises(CorpusError) as error:
+        prepared(tmp_path, max_overlap=2)
+    assert str(error.value).startswith(f"{d}/valid.src has 2 lines but {d}/valid.ref1 has 1: files must be aligned")
+    write_files(tmp_path, dict(FILES, **{"test.tgt": ["m o"]}))
+    with pytest.raises(CorpusError) as error:
+        prepared(tmp_path, max_overlap=2)
+    assert str(error.value).startswith(f"{d}/test.src has 2 lines but {d}/test.tgt has 1: files must be aligned")
+    write_files(tmp_path, dict(FILES, **{"test.ref1": []}))
+    with pytest.raises(CorpusError) as error:
+        prepared(tmp_path, max_overlap=2)
+    assert str(error.value) == (f"{d}/test.ref1: empty file (datasets.mine.files.test.references[0]); expected "
+                                "one sentence per line")
