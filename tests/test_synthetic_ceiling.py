@@ -181,3 +181,51 @@ def test_the_caption_names_the_types_that_cannot_reach_100(tmp_path, monkeypatch
         " Ceiling (best expected exact match of a model that knows every rule; where x and y sit side by side a "
         "test source splits more than one way and is right only by chance): xy → x 67.3, xy → xy 78.1; 100 on "
         "the other types.")
+
+
+def test_ceilings_of_hand_made_rules_and_instances():
+    """Rule 0 (xy->x, "w1 x y w2", adjacent) with two instances of ceiling 1/2 ("w1 a b c w2") and 1/3
+    ("w1 a b c d w2"): mean 41.666... % shown 41.67, both undecidable; rule 1 (xy->x, "x w5 y", apart) has no
+    instance but counts as a rule; rule 2 (x->x) one instance of one reading: 100.0; x->0 has no rule and no
+    instance: zeros (a slip dividing by the count would fail on it)."""
+    from paragen.data.synthetic import Example, Rule
+    from paragen.data.synthetic_ceiling import ceilings_of
+
+    rules = [Rule("xy->x", ("w1", "x", "y", "w2"), ("x",)), Rule("xy->x", ("x", "w5", "y"), ("x",)),
+             Rule("x->x", ("w3", "x"), ("x",))]
+    examples = [Example("w1 a b c w2".split(), ["a"], "xy->x", 0), Example("w1 a b c d w2".split(), ["a"], "xy->x", 0),
+                Example(["w3", "e"], ["e"], "x->x", 2)]
+    got = ceilings_of(rules, examples, WIDE)
+    assert got["xy->x"] == {"rules": 2, "adjacent_rules": 1, "instances": 2, "undecidable_instances": 2,
+                            "ceiling": 41.67}
+    assert got["x->x"] == {"rules": 1, "adjacent_rules": 0, "instances": 1, "undecidable_instances": 0,
+                           "ceiling": 100.0}
+    assert got["x->0"] == {"rules": 0, "adjacent_rules": 0, "instances": 0, "undecidable_instances": 0,
+                           "ceiling": 0.0}
+    assert list(got) == list(RULE_TYPES)
+
+
+def test_the_reading_limit_is_exclusive_and_the_refusals_say_which_source_and_rule(monkeypatch):
+    """With the limit at 3, "w1 a b c d w2" (3 readings) is still counted (1/3); at 2 it is refused. A source
+    that no in-range reading fits is refused naming source and rule."""
+    import paragen.data.synthetic_ceiling as ceiling
+
+    monkeypatch.setattr(ceiling, "ALL_READINGS", 3)
+    assert ceiling.instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c d w2".split(), WIDE) == \
+        pytest.approx(1 / 3)
+    monkeypatch.setattr(ceiling, "ALL_READINGS", 2)
+    with pytest.raises(ValueError) as error:
+        ceiling.instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c d w2".split(), WIDE)
+    assert str(error.value) == "'w1 a b c d w2' has more than 2 readings under 'w1 x y w2'"
+    with pytest.raises(ValueError) as error:
+        instance_ceiling(("w1", "x", "y", "w2"), ("x",), "w1 a b c w2".split(), (2, 15))
+    assert str(error.value) == "'w1 a b c w2' does not fit the rule 'w1 x y w2'"
+
+
+def test_type_ceilings_read_the_test_split_unless_told():
+    """instances_per_rule 10: 5 test instances per rule, 3 rules per type; valid takes a fraction of the train
+    half, so its counts differ."""
+    spec = SyntheticDataset(kind="synthetic", rules=15, instances_per_rule=10, symbols=4, rule_length=(2, 4),
+                            variable_length=(1, 4), seed=3)
+    assert {row["instances"] for row in type_ceilings(spec).values()} == {15}
+    assert {row["instances"] for row in type_ceilings(spec, "valid").values()} != {15}
