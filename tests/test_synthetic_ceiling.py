@@ -186,20 +186,25 @@ def test_the_caption_names_the_types_that_cannot_reach_100(tmp_path, monkeypatch
 def test_ceilings_of_hand_made_rules_and_instances():
     """Rule 0 (xy->x, "w1 x y w2", adjacent) with two instances of ceiling 1/2 ("w1 a b c w2") and 1/3
     ("w1 a b c d w2"): mean 41.666... % shown 41.67, both undecidable; rule 1 (xy->x, "x w5 y", apart) has no
-    instance but counts as a rule; rule 2 (x->x) one instance of one reading: 100.0; x->0 has no rule and no
-    instance: zeros (a slip dividing by the count would fail on it)."""
+    instance but counts as a rule; rule 2 (x->x) one instance of one reading: 100.0, and rule 3 (x->x) none;
+    rule 4 (xy->xy, target "y x") on "w1 a b a b w2": of its 3 readings two write "b a b a": 2/3, 66.67,
+    undecidable though above 1/2; x->0 has no rule and no instance: zeros (a slip dividing by the count would
+    fail on it)."""
     from paragen.data.synthetic import Example, Rule
     from paragen.data.synthetic_ceiling import ceilings_of
 
     rules = [Rule("xy->x", ("w1", "x", "y", "w2"), ("x",)), Rule("xy->x", ("x", "w5", "y"), ("x",)),
-             Rule("x->x", ("w3", "x"), ("x",))]
+             Rule("x->x", ("w3", "x"), ("x",)), Rule("x->x", ("w4", "x"), ("x",)),
+             Rule("xy->xy", ("w1", "x", "y", "w2"), ("y", "x"))]
     examples = [Example("w1 a b c w2".split(), ["a"], "xy->x", 0), Example("w1 a b c d w2".split(), ["a"], "xy->x", 0),
-                Example(["w3", "e"], ["e"], "x->x", 2)]
+                Example(["w3", "e"], ["e"], "x->x", 2), Example("w1 a b a b w2".split(), [], "xy->xy", 4)]
     got = ceilings_of(rules, examples, WIDE)
     assert got["xy->x"] == {"rules": 2, "adjacent_rules": 1, "instances": 2, "undecidable_instances": 2,
                             "ceiling": 41.67}
-    assert got["x->x"] == {"rules": 1, "adjacent_rules": 0, "instances": 1, "undecidable_instances": 0,
+    assert got["x->x"] == {"rules": 2, "adjacent_rules": 0, "instances": 1, "undecidable_instances": 0,
                            "ceiling": 100.0}
+    assert got["xy->xy"] == {"rules": 1, "adjacent_rules": 1, "instances": 1, "undecidable_instances": 1,
+                             "ceiling": 66.67}
     assert got["x->0"] == {"rules": 0, "adjacent_rules": 0, "instances": 0, "undecidable_instances": 0,
                            "ceiling": 0.0}
     assert list(got) == list(RULE_TYPES)
