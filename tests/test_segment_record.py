@@ -120,3 +120,15 @@ def test_train_sample_draws_as_documented_and_needs_a_training_split(tmp_path):
     with pytest.raises(CorpusError, match=r"evalonly/train.src: 'train.src'"):
         segment_dataset("evalonly", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
                         workers=1, progress=False, train_sample=1)
+
+
+def test_reference_files_sort_by_number_and_fall_back_to_the_target(tmp_path):
+    """test.ref.0, .2, .10 sort as numbers (0, 2, 10; as text .10 would come before .2); valid's references are
+    not test's; a split without .ref.k files is scored against its .tgt."""
+    from paragen.data.corpus import reference_files
+
+    for name in ("test.ref.10", "test.ref.2", "test.ref.0", "valid.ref.1", "train.tgt"):
+        (tmp_path / name).write_text("x\n")
+    assert reference_files(tmp_path, "test") == [str(tmp_path / f"test.ref.{k}") for k in (0, 2, 10)]
+    assert reference_files(tmp_path, "valid") == [str(tmp_path / "valid.ref.1")]
+    assert reference_files(str(tmp_path), "train") == [str(tmp_path / "train.tgt")]
