@@ -39,7 +39,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
               "tests/test_synthetic_splits.py", "tests/test_synthetic_ceiling.py", "tests/test_local_data_faults.py",
               "tests/test_overlap.py", "tests/test_headline_synthetic.py", "tests/test_fetch.py",
               "tests/test_registry.py", "tests/test_ew_sew_hwang.py",  # registry, hwang
-              "tests/test_ew_sew_hwang_filter.py", "tests/test_local_data.py",
+              "tests/test_ew_sew_hwang_filter.py", "tests/test_local_data.py", "tests/test_ew_sew_recipe.py",
               "tests/test_local_prepare_record.py", "tests/test_vocabulary_file.py", "tests/test_generator_draws.py",
               "tests/test_models.py", "tests/test_teacher_forcing.py",  # vocabulary and batching
               "tests/test_training.py", "tests/test_spm.py",  # tag_column; fill_targets (004 Eq. 9 by hand)
