@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal, Sequence, get_args
 
 import numpy as np
 from rouge_score import rouge_scorer, tokenizers
@@ -25,7 +25,7 @@ from paragen.data.corpus import characters
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 logging.getLogger("absl").setLevel(logging.WARNING)  # rouge-score logs "Using default tokenizer." on every call
 Unit = Literal["word", "char"]
-UNITS = ("word", "char")
+UNITS: tuple[str, ...] = get_args(Unit)  # one list: the type and the check cannot drift apart
 
 
 class CharacterTokenizer(tokenizers.Tokenizer):
