@@ -113,16 +113,18 @@ class Reading(_Strict):
     is at most ``overfit_loss_gain`` (a fraction) below its value at epoch ``since_epoch`` while its training
     accuracy rose at least ``overfit_accuracy_rise`` points since then, is *under-trained* if its validation loss
     fell more than ``undertrained_loss_fall`` over its last ``last_epochs`` epochs, else *undetermined*; a run that
-    hit its epoch cap gets no reading."""
+    hit its epoch cap gets no reading (paragen.report.reading applies them)."""
 
     floor: str = Field(description="the row (label) whose test score separates working rows from the rest")
     metric: str = Field(description="the column (metric key) compared with the floor")
     since_epoch: PositiveInt = Field(2, description="the epoch the best epoch is compared with")
     overfit_loss_gain: float = Field(0.01, ge=0, description="at most this fraction of validation loss gained")
-    overfit_accuracy_rise: float = Field(15.0, description="training accuracy points risen at least")
+    overfit_accuracy_rise: float = Field(15.0, ge=0, description="training accuracy points risen at least")
     undertrained_loss_fall: float = Field(0.01, ge=0, description="validation loss fallen by more than this "
                                           "fraction over the last epochs")
     last_epochs: PositiveInt = Field(3, description="how many last epochs the fall is measured over")
+    earlier_cap: PositiveInt | None = Field(None, description="the epoch cap of the table these runs replace: a "
+                                            "best epoch after it credits a change to the longer training")
     collapse: Collapse | None = Field(None, description="rows also read for a collapse")
 
 

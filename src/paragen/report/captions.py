@@ -88,7 +88,7 @@ def hardware_summary(run_dirs: dict[str, Path]) -> str:
             runs += 1
     if not runs:
         return ""
-    return f" Trained on {' and '.join(sorted(devices))}: {minutes:.0f} min of training over {runs} run(s)."
+    return f" Trained on {' and '.join(sorted(devices))}: {shown(minutes, 0)} min of training over {runs} run(s)."
 
 
 def rule_ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
@@ -195,7 +195,7 @@ def describe_hardware(run_dirs: dict[str, Path]) -> str:
         return ""
     # rows trained on different machines each name theirs: their numbers may differ by the hardware too
     named = len(devices) > 1
-    parts = [f"{row} {minutes:.1f} min" + (" (" + ", ".join(own) + ")" if named else "") + split
+    parts = [f"{row} {shown(minutes, 1)} min" + (" (" + ", ".join(own) + ")" if named else "") + split
              for row, minutes, own, split in runs]
     return (f" Trained on {' and '.join(sorted(devices))}; wall time per row (training and per-epoch validation, "
             f"summed over epochs): {'; '.join(parts)}.")

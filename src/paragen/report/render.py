@@ -58,8 +58,7 @@ def to_markdown(table: ResultTable) -> str:
         lines += ["", "Training (model selection on the validation split):"] + [
             f"- {t}" for t in table.training_notes + table.training_lines()]
     if table.readings:
-        lines += ["", "Reading (rules fixed before the runs: docs/decisions.md, the table's `reading` setting):"] \
-            + [f"- {r}" for r in table.readings]
+        lines += ["", f"Reading ({table.reading_rules}):"] + [f"- {r}" for r in table.readings]
     if table.setup:
         lines += ["", "Setup:"] + [f"- {text}" for text in table.setup]
     if notes:

@@ -63,6 +63,8 @@ class ResultTable:
     """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
     readings: list[str] = field(default_factory=list)
     """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
+    reading_rules: str = ""
+    """Those rules in words, with their thresholds (the section's heading)."""
     setup: list[str] = field(default_factory=list)
     """Provenance too long for the caption (rows without training, embeddings, per-run wall times), one paragraph
     each: printed under the table in Markdown, not in the LaTeX caption."""
