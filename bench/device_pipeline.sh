@@ -9,7 +9,8 @@
 #
 # Both end by packing results/ and the runs' logs and test outputs (*.hyp; no checkpoints) into
 # $OUT/results.tar.gz, whether or not the run has finished, so what exists comes back even if the machine is lost
-# before the next call. With PACK_RESUME=1 they also pack the runs' resume states (runs/*/resume/) into
+# before the next call. With PACK_RESUME="EXPERIMENT ..." (or all) they also pack those runs' resume states
+# (runs/<experiment>/resume/, the weights and optimiser state: about 50 MB for a turk-mini run) into
 # $OUT/resume.tgz.part* (15 MiB pieces; `cat resume.tgz.part* | tar xz` here), so that a training the lease
 # cannot finish goes on elsewhere from its last epoch.
 #
@@ -45,9 +46,14 @@ kill -0 "$pid" 2>/dev/null && echo "STILL RUNNING" || echo "SNAKEMAKE ENDED"
 tail -15 "$log"
 tar czf "$OUT/results.tar.gz" results $(ls -d runs/*/train_log.csv runs/*/sessions.json runs/*/*.json runs/*/*.txt \
   runs/*/*.tsv runs/*/*.hyp runs/device_pipeline.log 2>/dev/null) 2>/dev/null
-if [ "${PACK_RESUME:-0}" = 1 ] && ls -d runs/*/resume >/dev/null 2>&1; then
-  tar czf - runs/*/resume | split -b 15m - "$OUT/resume.tgz.part"
-  ls -l "$OUT"/resume.tgz.part*
+if [ -n "${PACK_RESUME:-}" ]; then
+  resume=()
+  if [ "$PACK_RESUME" = all ]; then resume=(runs/*/resume); else for e in $PACK_RESUME; do resume+=("runs/$e/resume"); done; fi
+  present=(); for d in "${resume[@]}"; do [ -d "$d" ] && present+=("$d"); done
+  if [ ${#present[@]} -gt 0 ]; then
+    tar czf - "${present[@]}" | split -b 15m - "$OUT/resume.tgz.part"
+    ls -l "$OUT"/resume.tgz.part*
+  fi
 fi
 cp "$log" "$OUT/" 2>/dev/null
 nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
