@@ -1,0 +1,36 @@
+"""bench/precision_probe.py's two pieces: the autocast it puts in the trainer's place (bf16 on the CPU, where
+``training.amp`` does nothing) and the work folder it trains in (the experiment's training stopped after the
+asked epochs, nothing else changed, the checkout's data linked)."""
+
+import sys
+
+import torch
+import yaml
+
+from conftest import ROOT, TINY_PARAMS
+
+sys.path.insert(0, str(ROOT / "bench"))
+from precision_probe import cpu_bf16_autocast, prepare_workdir  # noqa: E402
+
+
+def test_the_probe_autocasts_a_cpu_matmul_to_bf16_and_the_trainer_does_not():
+    from paragen.training.trainer import autocast
+
+    a, b = torch.randn(2, 3), torch.randn(3, 2)
+    with cpu_bf16_autocast(torch.device("cpu"), True):
+        assert (a @ b).dtype == torch.bfloat16
+    with autocast(torch.device("cpu"), True):  # the trainer's: amp on the CPU is a no-op
+        assert (a @ b).dtype == torch.float32
+
+
+def test_the_work_folder_stops_the_experiments_training_after_the_epochs_asked(tmp_path):
+    params = tmp_path / "checkout" / "params.yaml"
+    params.parent.mkdir()
+    params.write_text(TINY_PARAMS.read_text())
+    (params.parent / "data").mkdir()
+    written = prepare_workdir(params, "t_wean", 2, tmp_path / "work")
+    raw, original = yaml.safe_load(written.read_text()), yaml.safe_load(TINY_PARAMS.read_text())
+    assert raw["training"]["tiny"]["max_epochs"] == 2
+    raw["training"]["tiny"]["max_epochs"] = original["training"]["tiny"]["max_epochs"]
+    assert raw == original  # nothing else changed
+    assert (tmp_path / "work" / "data").resolve() == (params.parent / "data").resolve()
