@@ -1,4 +1,5 @@
-"""Train one experiment on the CPU under bf16 autocast, as ``training.amp`` does on CUDA, for a few epochs.
+"""Train one experiment for a few epochs at a chosen precision: on the CPU under bf16 autocast (as ``training.amp``
+does on CUDA), or on a GPU in fp32 (``amp`` off), to tell what a CPU/GPU difference comes from.
 
 Why: the same turk-mini configuration (``smini_nmt``) trained on the CPU kept a flat validation loss from epoch 2
 while on an H200 it kept falling (docs/measurements.md, 2026-11-26). On CUDA the training step runs under bf16
@@ -6,7 +7,12 @@ autocast; on the CPU ``training.amp`` does nothing. Training on the CPU with the
 rounding explains the difference: if the probe's validation losses follow the GPU's, it does; if they follow the
 CPU's fp32 run, the difference lies elsewhere (CUDA kernels, the CUDA generator's dropout masks).
 
-    python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir /tmp/probe
+    python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir /tmp/probe            # CPU, bf16
+    python bench/precision_probe.py --experiment smini_nmt --epochs 8 --workdir runs_fp32 --device cuda --fp32
+
+CPU autocast casts the linear layers and ``nn.LSTM`` to bf16 but leaves ``LSTMCell`` / ``GRUCell`` in float32,
+which CUDA autocast casts; so the CPU probe cannot stand for a GPU's bf16 decoder cell, and the GPU run in fp32
+is the decisive one (docs/decisions.md M9).
 
 The work folder gets a copy of ``--params`` whose training stops after ``--epochs`` and links to this checkout's
 ``data/`` (prepare the experiment's dataset first, e.g. with snakemake up to its vocabulary); the run goes to
@@ -34,12 +40,15 @@ def cpu_bf16_autocast(device: torch.device, enabled: bool) -> torch.autocast:
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled)
 
 
-def prepare_workdir(params: Path, experiment: str, epochs: int, workdir: Path) -> Path:
-    """``workdir`` with params.yaml (the experiment's training stopped after ``epochs``) and a link to data/."""
+def prepare_workdir(params: Path, experiment: str, epochs: int, workdir: Path, fp32: bool = False) -> Path:
+    """``workdir`` with params.yaml (the experiment's training stopped after ``epochs``, and with ``fp32`` its
+    ``amp`` off) and a link to data/."""
     config = load_config(params)
     training = config.experiments[experiment].training
     raw = yaml.safe_load(params.read_text(encoding="utf-8"))
     raw["training"][training]["max_epochs"] = epochs
+    if fp32:
+        raw["training"][training]["amp"] = False
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     data = workdir / "data"
@@ -54,12 +63,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--params", type=Path, default=Path("params.yaml"))
     parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--device", default="cpu", help="cpu (bf16 autocast, the default) or cuda")
+    parser.add_argument("--fp32", action="store_true", help="amp off: fp32 on any device")
     args = parser.parse_args(argv)
-    params = prepare_workdir(args.params, args.experiment, args.epochs, args.workdir)
+    params = prepare_workdir(args.params, args.experiment, args.epochs, args.workdir, args.fp32)
     os.chdir(args.workdir)
-    trainer.autocast = cpu_bf16_autocast
-    status = paragen_main(["train", "--params", str(params), "--experiment", args.experiment, "--device", "cpu",
-                           "--quiet"])
+    if not args.fp32:
+        trainer.autocast = cpu_bf16_autocast  # on CUDA the same as training.amp
+    status = paragen_main(["train", "--params", str(params), "--experiment", args.experiment, "--device",
+                           args.device, "--quiet"])
     log = Path("runs") / args.experiment / "train_log.csv"
     if log.exists():
         for row in read_log(log):

@@ -34,3 +34,9 @@ def test_the_work_folder_stops_the_experiments_training_after_the_epochs_asked(t
     raw["training"]["tiny"]["max_epochs"] = original["training"]["tiny"]["max_epochs"]
     assert raw == original  # nothing else changed
     assert (tmp_path / "work" / "data").resolve() == (params.parent / "data").resolve()
+
+
+def test_fp32_turns_the_experiments_amp_off_and_nothing_else(tmp_path):
+    written = prepare_workdir(TINY_PARAMS, "t_wean", 3, tmp_path / "work", fp32=True)
+    training = yaml.safe_load(written.read_text())["training"]["tiny"]
+    assert training["amp"] is False and training["max_epochs"] == 3
