@@ -128,3 +128,40 @@ def test_parameters_of_a_unidirectional_two_layer_and_a_summed_bidirectional_enc
     rnn = dict(architecture="rnnsearch", cell="gru", embedding_size=4, hidden_size=6)
     assert parameters(ModelConfig(bidirectional=False, encoder_layers=2, decoder_layers=2, **rnn), 10) == 1112
     assert parameters(ModelConfig(bidirectional=True, bidirectional_merge="sum", **rnn), 10) == 860
+
+
+def test_parameters_of_a_two_layer_bidirectional_encoder_encdec_wean_and_shared_tables_by_hand():
+    """GRU, embedding 4, hidden 6, 10 words, both directions concatenated (memory 12), one decoder layer.
+    RNNSearch with 2 encoder layers: encoder 2 x 3 x 6 x (4 + 6) = 360 plus a layer 2 x 3 x 6 x (12 + 6) = 648,
+    decoder 3 x 6 x (4 + 12 + 6) = 396, attention 2 x 12 x 6 = 144, output 10 x 6 = 60, two tables 80: 1,688 (the
+    layer divided by the directions instead: 162, total 1,202). One encoder layer: 360 + 396 + 144 + 60 + 80 =
+    1,040; Enc-Dec has no attention: 896 (a mutant with attention 1 there: 897); WEAN's output layer scores the
+    embeddings, 10 x 4 = 40: 1,020; shared embeddings, one table (40): 1,000."""
+    gru = dict(cell="gru", embedding_size=4, hidden_size=6, bidirectional=True, decoder_layers=1)
+    assert parameters(ModelConfig(architecture="rnnsearch", encoder_layers=2, **gru), 10) == 1688
+    assert parameters(ModelConfig(architecture="encdec", encoder_layers=1, **gru), 10) == 896
+    assert parameters(ModelConfig(architecture="wean", encoder_layers=1, **gru), 10) == 1020
+    assert parameters(ModelConfig(architecture="rnnsearch", encoder_layers=1, share_embeddings=True, **gru), 10) == 1000
+
+
+def test_host_memory_by_hand():
+    """4,000 MB base + a million pairs at 1,477 bytes each (the measured epoch batches' 1,477 MB a million pairs):
+    1,477 MB + the 1,040-parameter GRU at 16 bytes (16,640 bytes: 0 MB) = 5,477 (dividing the pairs' bytes by
+    11**6 gives 833: 4,833)."""
+    model = ModelConfig(architecture="rnnsearch", cell="gru", embedding_size=4, hidden_size=6, bidirectional=True)
+    assert resources._host_mb(10**6, model, 10) == 5477
+
+
+def test_a_training_request_uses_the_rates_it_is_given(tmp_path, monkeypatch):
+    """t_copynet measured at 0.001 target tokens a second (its own batch and architecture): one epoch of any size
+    takes far longer than max_runtime, so the request is capped there; without those rates (the committed GPU
+    rates hold no t_copynet) it is the projection, far below the cap."""
+    from paragen.pipeline.resources import MeasuredRate, train_resources
+
+    config = load_config(ROOT / "tests/fixtures/tiny_params.yaml")
+    spec = config.experiments["t_copynet"]
+    slow = {"t_copynet": MeasuredRate(tokens_per_s=0.001, target_length=10.0,
+                                      batch=config.training[spec.training].batch_size,
+                                      architecture=config.models[spec.model].architecture, device="test", date="-")}
+    assert train_resources(config, "t_copynet", slow).runtime == config.max_runtime
+    assert train_resources(config, "t_copynet", {}).runtime < config.max_runtime
