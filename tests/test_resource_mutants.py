@@ -201,3 +201,20 @@ def test_two_gpus_split_an_odd_batch_as_the_projection_says(monkeypatch):
         estimate = resources.train_estimate(parse_config(raw), "t_copynet", {})
         gpu_parts.append(estimate.epoch_seconds - 155.2)
     assert gpu_parts[1] / gpu_parts[0] == pytest.approx(0.75)
+
+
+def test_vocabulary_sizes_by_hand():
+    """Headline stand-in: 50 content + 20 filler + ceil(50 x 0.3) = 15 rewritten + 4 specials = 89 (a minus for
+    any plus gives 81, 59 or 19). A real dataset of words without a size: the 50,000 assumed + 4 = 50,004; with
+    BPE and no size: 5,000 merges + a 1,000-symbol alphabet + 4 = 6,004 (an "or" would give BPE's to the words)."""
+    from types import SimpleNamespace
+
+    from paragen.config import HeadlineSyntheticDataset, RealDataset
+    from paragen.pipeline.resources import vocabulary_size
+
+    headline = HeadlineSyntheticDataset(kind="headline_synthetic", train_pairs=1, valid_pairs=1, test_pairs=1,
+                                        content_words=50, filler_words=20, rewrite_fraction=0.3)
+    words = RealDataset(kind="real", fetch=["pwkp"], splits=["train"], segmentation="word")
+    bpe = RealDataset(kind="real", fetch=["pwkp"], splits=["train"], segmentation="bpe")
+    config = SimpleNamespace(datasets={"h": headline, "w": words, "b": bpe})
+    assert [vocabulary_size(config, name) for name in ("h", "w", "b")] == [89, 50004, 6004]
