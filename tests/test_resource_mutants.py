@@ -218,3 +218,25 @@ def test_vocabulary_sizes_by_hand():
     bpe = RealDataset(kind="real", fetch=["pwkp"], splits=["train"], segmentation="bpe")
     config = SimpleNamespace(datasets={"h": headline, "w": words, "b": bpe})
     assert [vocabulary_size(config, name) for name in ("h", "w", "b")] == [89, 50004, 6004]
+
+
+def test_synthetic_sizes_and_the_projected_token_time_by_hand():
+    """Rule data, 3 rules x 5 instances: half = 15 // 2 = 7 (7.5 with "/"), validation round(7 x 0.2) = 1, train
+    6, test 7; its vocabulary 200 symbols + 4 = 204; a real one of 10,000 words: 10,004 (10,000 - 4 with a minus,
+    50,004 with "and"). A token's projected GPU time at a batch of 64: a Transformer runs its decoder layers in
+    parallel, 64 / (7,000 x 64) = 1/7,000 s whatever its 2 layers; a 2-layer RNN decoder 2/7,000; one GPU unless
+    told."""
+    from types import SimpleNamespace
+
+    from paragen.config import RealDataset, SyntheticDataset
+    from paragen.pipeline.resources import gpu_seconds_per_target_token, split_pairs, vocabulary_size
+
+    rules = SyntheticDataset(kind="synthetic", rules=3, instances_per_rule=5, symbols=200, valid_fraction=0.2)
+    words = RealDataset(kind="real", fetch=["pwkp"], splits=["train"], segmentation="word", vocab_size=10_000)
+    config = SimpleNamespace(datasets={"r": rules, "w": words})
+    assert [split_pairs(config, "r", split) for split in ("train", "valid", "test")] == [6, 1, 7]
+    assert (vocabulary_size(config, "r"), vocabulary_size(config, "w")) == (204, 10_004)
+    transformer = ModelConfig(architecture="transformer", embedding_size=8, heads=2, key_size=4, decoder_layers=2)
+    rnn = ModelConfig(architecture="rnnsearch", decoder_layers=2)
+    assert gpu_seconds_per_target_token(transformer, 64) == pytest.approx(1 / 7000)
+    assert gpu_seconds_per_target_token(rnn, 64) == pytest.approx(2 / 7000)
