@@ -240,3 +240,4 @@ def test_synthetic_sizes_and_the_projected_token_time_by_hand():
     rnn = ModelConfig(architecture="rnnsearch", decoder_layers=2)
     assert gpu_seconds_per_target_token(transformer, 64) == pytest.approx(1 / 7000)
     assert gpu_seconds_per_target_token(rnn, 64) == pytest.approx(2 / 7000)
+    assert gpu_seconds_per_target_token(rnn, 3) == pytest.approx(2 * 64 / (7000 * 3))  # two GPUs: 2 x 64 / (7,000 x 4)
