@@ -241,3 +241,21 @@ def test_synthetic_sizes_and_the_projected_token_time_by_hand():
     assert gpu_seconds_per_target_token(transformer, 64) == pytest.approx(1 / 7000)
     assert gpu_seconds_per_target_token(rnn, 64) == pytest.approx(2 / 7000)
     assert gpu_seconds_per_target_token(rnn, 3) == pytest.approx(2 * 64 / (7000 * 3))  # two GPUs: 2 x 64 / (7,000 x 4)
+
+
+def test_headline_split_sizes_and_a_recipe_without_a_count():
+    """The headline stand-in's splits are its own settings (3, 2, 1); a recipe with no count for a split is
+    refused naming the dataset, the recipe and the split (turk_mini's recipe has no "valid_zl")."""
+    from types import SimpleNamespace
+
+    from paragen.config import HeadlineSyntheticDataset, RealDataset
+    from paragen.pipeline.resources import split_pairs
+
+    headline = HeadlineSyntheticDataset(kind="headline_synthetic", train_pairs=3, valid_pairs=2, test_pairs=1)
+    turk = RealDataset(kind="real", fetch=["turkcorpus"], splits=["train"], recipe="turk_mini", segmentation="word")
+    config = SimpleNamespace(datasets={"h": headline, "t": turk})
+    assert [split_pairs(config, "h", split) for split in ("train", "valid", "test")] == [3, 2, 1]
+    with pytest.raises(ValueError) as error:
+        split_pairs(config, "t", "valid_zl")
+    assert str(error.value) == ("datasets.t: recipe 'turk_mini' has no paper count or estimate of its 'valid_zl' "
+                                "split to size cluster requests with; add one to its Recipe in paragen/data/prepare.py")
