@@ -5,8 +5,6 @@ fall measured from epoch E − 3 to the last epoch E, "above" strictly, threshol
 gives one answer and a plausible slip gives another; each test's docstring shows both.
 """
 
-from pathlib import Path
-
 import pytest
 
 from paragen.config import ConfigError
@@ -192,13 +190,7 @@ def test_a_collapse_after_the_earlier_cap_withdraws_that_runs_reading():
         "by the earlier cap of 4 epochs: run-to-run variation)")
 
 
-def _write_log(path: Path, rows) -> Path:
-    keys = list(rows[0])
-    path.write_text(",".join(keys) + "\n" + "".join(",".join(str(r[k]) for k in keys) + "\n" for r in rows))
-    return path
-
-
-def _table(tmp_path: Path):
+def _table():
     columns = [Column("sari", "SARI", "sari"), Column("bleu", "BLEU", "bleu")]
     table = ResultTable("t", "T", "caption", columns, ["identity", "nmt", "critic", "absent"])
     table.cells = {("identity", "sari"): Cell(None, 27.87), ("nmt", "sari"): Cell(None, 26.0),
@@ -207,18 +199,16 @@ def _table(tmp_path: Path):
     table.cells.update({(row, "bleu"): Cell(None, None) for row in table.rows})
     table.training = {"nmt": [(None, STOPPED)], "critic": [(1, STOPPED), (2, STOPPED)]}
     low = log(*[(8.0, 5.0, 18.0)] * 7)
-    logs = {("nmt", None): _write_log(tmp_path / "nmt.csv", SLOW),
-            ("critic", 1): _write_log(tmp_path / "critic1.csv", OVERFITTING),
-            ("critic", 2): _write_log(tmp_path / "critic2.csv", low)}
+    logs = {("nmt", None): SLOW, ("critic", 1): OVERFITTING, ("critic", 2): low}
     return table, logs
 
 
-def test_reading_lines_use_each_seeds_own_score_and_log(tmp_path):
+def test_reading_lines_use_each_seeds_own_score_and_log():
     """Seed 1 of the critic row scores 17.8 with the overfitting log (validation SARI up to 22.0: no collapse);
     seed 2 scores 18.5 with a flat log (18.0 at every epoch, loss 8.0: collapses, undetermined). A slip reading
     the first seed's log for both, or the row's mean score, changes seed 2's line. nmt is not a collapse row and
     gets no collapse clause."""
-    table, logs = _table(tmp_path)
+    table, logs = _table()
     rule = Reading(floor="identity", metric="sari", collapse=Collapse(rows=["critic"], at_most=19.0))
     lines = reading_lines(rule, table, logs)
     assert [line.split(":")[0] for line in lines] == ["nmt", "critic (seed 1)", "critic (seed 2)"]
@@ -233,15 +223,15 @@ def test_reading_lines_use_each_seeds_own_score_and_log(tmp_path):
         "highest 18.00)")
 
 
-def test_a_run_without_a_log_here_gets_no_line(tmp_path):
+def test_a_run_without_a_log_here_gets_no_line():
     """A run still training is left out of ``logs`` by the report (its log is partial): no line for it."""
-    table, logs = _table(tmp_path)
+    table, logs = _table()
     del logs[("critic", 2)]
     assert [line.split(":")[0] for line in reading_lines(RULE, table, logs)] == ["nmt", "critic (seed 1)"]
 
 
-def test_the_markdown_table_prints_the_rules_and_the_reading(tmp_path):
-    table, logs = _table(tmp_path)
+def test_the_markdown_table_prints_the_rules_and_the_reading():
+    table, logs = _table()
     table.readings = reading_lines(RULE, table, logs)
     table.reading_rules = rule_text(RULE, "SARI")
     text = to_markdown(table)
@@ -253,11 +243,11 @@ def test_the_markdown_table_prints_the_rules_and_the_reading(tmp_path):
     assert expected in text
 
 
-def test_a_reading_naming_an_unknown_row_or_column_is_refused(tmp_path):
+def test_a_reading_naming_an_unknown_row_or_column_is_refused():
     with pytest.raises((ConfigError, ValueError), match="reading: \\['ident'\\] are not rows of the table"):
         TableConfig(suite="s", paper="own", title="t", rows={"identity": "a", "nmt": "b"}, columns=["bleu"],
                     reading={"floor": "ident", "metric": "sari"})
-    table, logs = _table(tmp_path)
+    table, logs = _table()
     with pytest.raises(ValueError, match=r"tables\.t\.reading\.metric: 'rouge2' is not a column of the table; "
                                          r"allowed values: \['bleu', 'sari'\]"):
         reading_lines(Reading(floor="identity", metric="rouge2"), table, logs)

@@ -103,8 +103,8 @@ class Collapse(_Strict):
     """Rows that *collapse* when their validation score stays at or below ``at_most`` at every epoch."""
 
     rows: list[str] = Field(min_length=1, description="row labels read for a collapse")
-    at_most: float = Field(description="the validation score (the training's valid_metric) a collapsed run never "
-                           "exceeds")
+    at_most: float = Field(description="the validation score on the reading's metric (the log's valid_<metric>) "
+                           "a collapsed run never exceeds")
 
 
 class Reading(_Strict):

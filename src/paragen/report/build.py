@@ -21,7 +21,7 @@ from paragen.report.captions import (ceiling_text, describe_embeddings, describe
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv
 from paragen.report.provenance import publish_provenance
-from paragen.report.reading import reading_lines, rule_text
+from paragen.report.reading import metric_label, reading_lines, rule_text
 from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
@@ -69,7 +69,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
                                              describe_embeddings(config, spec.rows)) if text.strip()]
     ran = plan.trained_rows()
     seeded = config.seed_count > 1 or bool(spec.confirmation)
-    logs: dict[tuple[str, int | None], Path] = {}  # finished runs' logs, read by the table's reading
+    logs: dict[tuple[str, int | None], list[dict[str, float]]] = {}  # finished runs' logs, for the reading
     for row in ran:
         for run in plan.rows[row].runs:
             seed, run_dir = run.seed, Path(artifacts.run_dir(run.name))
@@ -78,16 +78,15 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = T
                 table.training_notes.append(f"{row}{f' (seed {seed})' if seeded else ''}: still training ({run_dir} "
                                             f"is held by process {holder}); its cells are from an earlier run or empty")
             if (run_dir / "train_log.csv").exists():
+                run_log = read_log(run_dir / "train_log.csv")
                 if holder is None:
-                    logs[(row, seed if seeded else None)] = run_dir / "train_log.csv"
-                table.training.setdefault(row, []).append(
-                    (seed if seeded else None, training_outcome(read_log(run_dir / "train_log.csv"),
-                                                                settings_of_run(run_dir, config.training_of(run.name)))))
+                    logs[(row, seed if seeded else None)] = run_log
+                outcome = training_outcome(run_log, settings_of_run(run_dir, config.training_of(run.name)))
+                table.training.setdefault(row, []).append((seed if seeded else None, outcome))
     table.comparisons = comparison_lines(config, plan)
     if spec.reading is not None:
         table.readings = reading_lines(spec.reading, table, logs)
-        table.reading_rules = rule_text(spec.reading, next(c.label for c in table.columns
-                                                           if c.key == spec.reading.metric))
+        table.reading_rules = rule_text(spec.reading, metric_label(spec.reading, table))
     by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
         table.caption += closest_epoch_text(plan, table.training) + closest_rows_text(plan)

@@ -25,13 +25,11 @@ threshold is read as the rule says ("more than 1 %", "at most 1 %"), not as its 
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 
 from paragen.config.tables import Reading
 from paragen.report.rounding import exact, shown
 from paragen.report.tables import ResultTable
 from paragen.training.stopping import TrainingOutcome
-from paragen.training.train_log import read_log
 
 Log = list[dict[str, float]]
 
@@ -50,6 +48,15 @@ def _at(log: Log, epoch: int) -> dict[str, float] | None:
 def _change(fraction: Decimal, less: str, more: str) -> str:
     """"12.9 % below" for a positive fraction, "3.0 % above" for a negative one (words as given)."""
     return f"{shown(100 * abs(fraction), 1)} % {less if fraction >= 0 else more}"
+
+
+def metric_label(rule: Reading, table: ResultTable) -> str:
+    """The label of the column the rules read (``rule.metric``), refused when the table has no such column."""
+    columns = {c.key: c.label for c in table.columns}
+    if rule.metric not in columns:
+        raise ValueError(f"tables.{table.name}.reading.metric: {rule.metric!r} is not a column of the table; "
+                         f"allowed values: {sorted(columns)}")
+    return columns[rule.metric]
 
 
 def rule_text(rule: Reading, label: str) -> str:
@@ -146,14 +153,11 @@ def read_run(rule: Reading, log: Log, outcome: TrainingOutcome, score: float | N
     return "; ".join(parts)
 
 
-def reading_lines(rule: Reading, table: ResultTable, logs: dict[tuple[str, int | None], Path]) -> list[str]:
-    """One line per trained run of ``table`` whose log is in ``logs`` (keyed by row and seed, the seed None for a
-    row's only run; a run still training is left out of it), e.g. "base transformer: test SARI 26.90, not above
-    identity's 27.87: undetermined (...)"."""
-    columns = {c.key: c.label for c in table.columns}
-    if rule.metric not in columns:
-        raise ValueError(f"tables.{table.name}.reading.metric: {rule.metric!r} is not a column of the table; "
-                         f"allowed values: {sorted(columns)}")
+def reading_lines(rule: Reading, table: ResultTable, logs: dict[tuple[str, int | None], Log]) -> list[str]:
+    """One line per trained run of ``table`` whose log (as read for its training outcome) is in ``logs`` (keyed by
+    row and seed, the seed None for a row's only run; a run still training is left out of it), e.g. "base
+    transformer: test SARI 26.90, not above identity's 27.87: undetermined (...)"."""
+    label = metric_label(rule, table)
     floor = table.cells.get((rule.floor, rule.metric))
     floor_score = floor.reproduced if floor is not None else None
     collapsing = set(rule.collapse.rows) if rule.collapse else set()
@@ -162,11 +166,10 @@ def reading_lines(rule: Reading, table: ResultTable, logs: dict[tuple[str, int |
         cell = table.cells.get((row, rule.metric))
         per_seed = dict(cell.per_seed) if cell is not None else {}
         for seed, outcome in runs:
-            path = logs.get((row, seed))
-            if path is None or not path.exists():
+            log = logs.get((row, seed))
+            if log is None:
                 continue
             score = per_seed.get(seed) if seed is not None else (cell.reproduced if cell is not None else None)
-            text = read_run(rule, read_log(path), outcome, score, floor_score, columns[rule.metric],
-                            row in collapsing)
+            text = read_run(rule, log, outcome, score, floor_score, label, row in collapsing)
             lines.append(f"{row}{'' if seed is None else f' (seed {seed})'}: {text}")
     return lines
