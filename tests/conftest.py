@@ -43,6 +43,12 @@ def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Modu
     return build_model(config, vocab_size).eval()
 
 
+def write_lines(path: Path, lines) -> None:
+    """``lines`` into ``path``, one per line with a final newline (its folder made first)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
 def copy_workflow(directory: Path) -> Path:
     """Copy the real workflow files (Snakefile, rules, profiles, report captions) and the tiny configuration."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,22 +1,17 @@
-from pathlib import Path
-
 from paragen.report.datasets import collect, to_csv, to_markdown
 
-
-def _write(path: Path, lines: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+from conftest import write_lines
 
 
 def test_rows_counts_lengths_coverage_and_absent_splits(tmp_path):
     pwkp = tmp_path / "pwkp"
-    _write(pwkp / "train.src", ["a b c", "a b"])
-    _write(pwkp / "train.tgt", ["a b", "b"])
-    _write(pwkp / "test.src", ["a b c d"])
-    _write(pwkp / "test.tgt", ["a z"])
+    write_lines(pwkp / "train.src", ["a b c", "a b"])
+    write_lines(pwkp / "train.tgt", ["a b", "b"])
+    write_lines(pwkp / "test.src", ["a b c d"])
+    write_lines(pwkp / "test.tgt", ["a z"])
     lcsts = tmp_path / "lcsts"
-    _write(lcsts / "test.src", ["今天 天气"])
-    _write(lcsts / "test.tgt", ["天气"])
+    write_lines(lcsts / "test.src", ["今天 天气"])
+    write_lines(lcsts / "test.tgt", ["天气"])
     rows = {(r.dataset, r.split): r for r in collect(tmp_path)}
     test = rows[("pwkp", "test")]
     assert (test.pairs, test.references, test.tokens, test.mean_source, test.mean_target) == (1, 1, 6, 4.0, 2.0)
@@ -34,7 +29,7 @@ def test_system_outputs_are_listed_with_their_expected_lines(tmp_path):
     from paragen.report.datasets import collect_system_outputs
 
     out = tmp_path / "dress_outputs" / "WikiLarge" / "test" / "Dress.lower"
-    _write(out, ["a b", "c"])
+    write_lines(out, ["a b", "c"])
     rows = {r.split: r for r in collect_system_outputs(tmp_path)}
     assert rows["WikiLarge/Dress.lower"].pairs == 2 and rows["WikiLarge/Dress.lower"].paper == 359
     assert rows["WikiSmall/Hybrid"].pairs is None and "not fetched" in rows["WikiSmall/Hybrid"].note

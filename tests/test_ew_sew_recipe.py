@@ -5,26 +5,21 @@ so no other test reaches this recipe."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from paragen.data.prepare import prepare_dataset
 
-
-def _write(path: Path, lines: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+from conftest import write_lines
 
 
 def test_ew_sew_training_pairs_and_turk_evaluation_sets(tmp_path):
     """train: 3 lines, line 2's simple side empty -> 2 pairs, notes in order; valid (tune): 2 sentences x 8
     references; test: 1 sentence x 8. Counts are not checked against the paper's (2,000 / 359) here."""
     raw = tmp_path / "raw"
-    _write(raw / "ew_sew" / "train.en", ["the cat sat on the mat .", "a long sentence .", "he left ."])
-    _write(raw / "ew_sew" / "train.sen", ["the cat sat .", "", "he went ."])
+    write_lines(raw / "ew_sew" / "train.en", ["the cat sat on the mat .", "a long sentence .", "he left ."])
+    write_lines(raw / "ew_sew" / "train.sen", ["the cat sat .", "", "he went ."])
     for name, sources in (("tune", ["one .", "two ."]), ("test", ["three ."])):
-        _write(raw / "turkcorpus" / f"{name}.8turkers.tok.norm", sources)
+        write_lines(raw / "turkcorpus" / f"{name}.8turkers.tok.norm", sources)
         for k in range(8):
-            _write(raw / "turkcorpus" / f"{name}.8turkers.tok.turk.{k}", [f"{s} r{k}" for s in sources])
+            write_lines(raw / "turkcorpus" / f"{name}.8turkers.tok.turk.{k}", [f"{s} r{k}" for s in sources])
     summary = prepare_dataset("ew_sew", None, raw, tmp_path / "out", check_counts=False)
     out = tmp_path / "out" / "ew_sew"
     assert (out / "train.src").read_text().splitlines() == ["the cat sat on the mat .", "he left ."]

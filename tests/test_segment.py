@@ -1,10 +1,10 @@
-from pathlib import Path
-
 import pytest
 
 from paragen.data.corpus import CorpusError
 from paragen.data.segment import char_segment, learn_bpe_codes, segment_dataset, segment_lines
 from paragen.scoring.files import restore_bpe
+
+from conftest import write_lines
 
 CORPUS = ["the lower the slower", "newest widest lowest", "the newer wider road", "lower newer wider"] * 20
 
@@ -34,18 +34,13 @@ def test_parallel_equals_serial(tmp_path):
     assert parallel == serial and len(parallel) == len(lines)
 
 
-def _write(path: Path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-
-
 def test_segment_dataset_learns_on_train_and_applies_to_every_split(tmp_path):
     prepared = tmp_path / "prepared" / "toy"
-    _write(prepared / "train.src", CORPUS)
-    _write(prepared / "train.tgt", CORPUS[::-1])
-    _write(prepared / "test.src", ["the newest road"])
-    _write(prepared / "test.tgt", ["new road"])
-    _write(prepared / "test.ref.1", ["newer road"])
+    write_lines(prepared / "train.src", CORPUS)
+    write_lines(prepared / "train.tgt", CORPUS[::-1])
+    write_lines(prepared / "test.src", ["the newest road"])
+    write_lines(prepared / "test.tgt", ["new road"])
+    write_lines(prepared / "test.ref.1", ["newer road"])
     out = segment_dataset("toy", "bpe", merges=15, prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
                           workers=1, progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["bpe.codes", "segment.json", "test.ref.1", "test.src", "test.tgt",
@@ -60,10 +55,10 @@ def test_segment_dataset_learns_on_train_and_applies_to_every_split(tmp_path):
 
 def test_training_pairs_with_longer_targets_are_dropped(tmp_path):
     prepared = tmp_path / "prepared" / "giga"
-    _write(prepared / "train.src", ["a b c", "a", "a b"])
-    _write(prepared / "train.tgt", ["a", "a b c", "a b"])
-    _write(prepared / "test.src", ["a"])
-    _write(prepared / "test.tgt", ["a b c d"])  # test pairs are never filtered
+    write_lines(prepared / "train.src", ["a b c", "a", "a b"])
+    write_lines(prepared / "train.tgt", ["a", "a b c", "a b"])
+    write_lines(prepared / "test.src", ["a"])
+    write_lines(prepared / "test.tgt", ["a b c d"])  # test pairs are never filtered
     out = segment_dataset("giga", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
                           workers=1, progress=False, drop_longer_target=True)
     assert (out / "train.src").read_text().splitlines() == ["a b c", "a b"]
@@ -76,12 +71,12 @@ def test_copy_task_makes_every_target_its_source_and_drops_references(tmp_path):
     """turk-mini's copy-task sanity run: each split is scored against its own source, so no reference may survive
     (a kept test.ref.k would be read instead of test.tgt) and every target must be the segmented source."""
     prepared = tmp_path / "prepared" / "turk"
-    _write(prepared / "train.src", ["The cat sat", "A dog ran"])
-    _write(prepared / "train.tgt", ["cat sat", "dog ran"])
-    _write(prepared / "test.src", ["The bird sang"])
-    _write(prepared / "test.tgt", ["bird sang"])
-    _write(prepared / "test.ref.0", ["bird sang"])
-    _write(prepared / "test.ref.1", ["a bird sang"])
+    write_lines(prepared / "train.src", ["The cat sat", "A dog ran"])
+    write_lines(prepared / "train.tgt", ["cat sat", "dog ran"])
+    write_lines(prepared / "test.src", ["The bird sang"])
+    write_lines(prepared / "test.tgt", ["bird sang"])
+    write_lines(prepared / "test.ref.0", ["bird sang"])
+    write_lines(prepared / "test.ref.1", ["a bird sang"])
     out = segment_dataset("turk", "word", lowercase=True, prepared_root=tmp_path / "prepared",
                           out_root=tmp_path / "seg", workers=1, progress=False, name="turk_copy", copy_task=True)
     assert out.name == "turk_copy.word"
@@ -99,8 +94,8 @@ def test_vocabularies_of_a_given_size_shared_or_separate(tmp_path):
     from paragen.data.vocabularies import build_vocabularies
     from paragen.data.vocabulary import SPECIALS, Vocabulary
 
-    _write(tmp_path / "train.src", ["a a a b b c", "a d"])
-    _write(tmp_path / "train.tgt", ["x x b", "a"])
+    write_lines(tmp_path / "train.src", ["a a a b b c", "a d"])
+    write_lines(tmp_path / "train.tgt", ["x x b", "a"])
     [shared] = build_vocabularies(tmp_path, 2, shared=True)
     assert Vocabulary.load(shared).itos == list(SPECIALS) + ["a", "b"]  # a: 5, b: 3, then x: 2 is cut
     src, tgt = build_vocabularies(tmp_path, None, shared=False)
@@ -114,10 +109,10 @@ def test_train_sample_keeps_that_many_aligned_training_pairs_in_order_and_nothin
     """datasets.*.train_sample (the matrix's cheaper turk-mini): training pairs i stay pairs (source i with target
     i), in their order, without repeats; validation and test untouched; more than the split holds is refused."""
     prepared = tmp_path / "prepared" / "turk"
-    _write(prepared / "train.src", [f"s{i}" for i in range(10)])
-    _write(prepared / "train.tgt", [f"t{i}" for i in range(10)])
-    _write(prepared / "test.src", ["x", "y"])
-    _write(prepared / "test.tgt", ["X", "Y"])
+    write_lines(prepared / "train.src", [f"s{i}" for i in range(10)])
+    write_lines(prepared / "train.tgt", [f"t{i}" for i in range(10)])
+    write_lines(prepared / "test.src", ["x", "y"])
+    write_lines(prepared / "test.tgt", ["X", "Y"])
     out = segment_dataset("turk", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg", workers=1,
                           progress=False, name="turk_sample", train_sample=4, train_sample_seed=7)
     sources = (out / "train.src").read_text().splitlines()

@@ -12,23 +12,20 @@ import pytest
 from paragen.data.corpus import CorpusError
 from paragen.data.segment import segment_dataset
 
+from conftest import write_lines
+
 CORPUS = ["The LOWER the Slower", "Newest WIDEST lowest", "the Newer wider ROAD", "LOWER newer Wider"] * 10
-
-
-def _write(path: Path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 def _prepared(tmp_path: Path, name: str = "toy") -> Path:
     prepared = tmp_path / "prepared" / name
-    _write(prepared / "train.src", CORPUS)
-    _write(prepared / "train.tgt", CORPUS[::-1])
-    _write(prepared / "valid.src", ["The Road", "a b"])
-    _write(prepared / "valid.tgt", ["road", "b"])
-    _write(prepared / "test.src", ["The NEWEST road"])
-    _write(prepared / "test.tgt", ["new road"])
-    _write(prepared / "test.ref.0", ["newer road"])
+    write_lines(prepared / "train.src", CORPUS)
+    write_lines(prepared / "train.tgt", CORPUS[::-1])
+    write_lines(prepared / "valid.src", ["The Road", "a b"])
+    write_lines(prepared / "valid.tgt", ["road", "b"])
+    write_lines(prepared / "test.src", ["The NEWEST road"])
+    write_lines(prepared / "test.tgt", ["new road"])
+    write_lines(prepared / "test.ref.0", ["newer road"])
     (prepared / "prepare.json").write_text('{"pairs": 40}')  # the preparation's record: not a split
     (prepared / "notes.txt").write_text("not a split either\n")
     return prepared
@@ -91,15 +88,15 @@ def test_drop_longer_target_logs_its_count_and_leaves_a_split_without_training_a
     """Two training pairs with a longer target (5 > 4 and 2 > 1 words) are dropped and logged; a dataset with no
     training split is segmented as it is (nothing to drop, dropped 0)."""
     prepared = tmp_path / "prepared" / "toy"
-    _write(prepared / "train.src", ["a b c d", "a", "a b", "x y"])
-    _write(prepared / "train.tgt", ["a b c d e", "a b", "a b", "x"])
+    write_lines(prepared / "train.src", ["a b c d", "a", "a b", "x y"])
+    write_lines(prepared / "train.tgt", ["a b c d e", "a b", "a b", "x"])
     with caplog.at_level(logging.INFO, logger="paragen.data.segment"):
         out = _segment(tmp_path, "word", drop_longer_target=True)
     assert (out / "train.src").read_text().splitlines() == ["a b", "x y"]
     assert "toy train: 2 pairs with a target longer than the source dropped" in caplog.text
     only_test = tmp_path / "prepared" / "evalonly"
-    _write(only_test / "test.src", ["a"])
-    _write(only_test / "test.tgt", ["a b c"])
+    write_lines(only_test / "test.src", ["a"])
+    write_lines(only_test / "test.tgt", ["a b c"])
     out = segment_dataset("evalonly", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
                           workers=1, progress=False, drop_longer_target=True)
     assert (out / "test.tgt").read_text().splitlines() == ["a b c"]
@@ -115,8 +112,8 @@ def test_train_sample_draws_as_documented_and_needs_a_training_split(tmp_path):
     assert (out / "train.src").read_text().splitlines() == [CORPUS[i] for i in keep]
     assert (out / "train.tgt").read_text().splitlines() == [CORPUS[::-1][i] for i in keep]
     only_test = tmp_path / "prepared" / "evalonly"
-    _write(only_test / "test.src", ["a"])
-    _write(only_test / "test.tgt", ["a"])
+    write_lines(only_test / "test.src", ["a"])
+    write_lines(only_test / "test.tgt", ["a"])
     with pytest.raises(CorpusError, match=r"evalonly/train.src: 'train.src'"):
         segment_dataset("evalonly", "word", prepared_root=tmp_path / "prepared", out_root=tmp_path / "seg",
                         workers=1, progress=False, train_sample=1)
