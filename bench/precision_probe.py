@@ -9,6 +9,7 @@ CPU's fp32 run, the difference lies elsewhere (CUDA kernels, the CUDA generator'
 
     python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir /tmp/probe            # CPU, bf16
     python bench/precision_probe.py --experiment smini_nmt --epochs 8 --workdir runs_fp32 --device cuda --fp32
+    python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir seed2 --device cuda --seed 2
 
 CPU autocast casts the linear layers and ``nn.LSTM`` to bf16 but leaves ``LSTMCell`` / ``GRUCell`` in float32,
 which CUDA autocast casts; so the CPU probe cannot stand for a GPU's bf16 decoder cell, and the GPU run in fp32
@@ -40,15 +41,20 @@ def cpu_bf16_autocast(device: torch.device, enabled: bool) -> torch.autocast:
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled)
 
 
-def prepare_workdir(params: Path, experiment: str, epochs: int, workdir: Path, fp32: bool = False) -> Path:
-    """``workdir`` with params.yaml (the experiment's training stopped after ``epochs``, and with ``fp32`` its
-    ``amp`` off) and a link to data/."""
+def prepare_workdir(params: Path, experiment: str, epochs: int, workdir: Path, fp32: bool = False,
+                    seed: int | None = None) -> Path:
+    """``workdir`` with params.yaml (the experiment's training stopped after ``epochs``, with ``fp32`` its ``amp``
+    off, with ``seed`` trained from that seed: the experiment's own seed where it names one, else its training's)
+    and a link to data/."""
     config = load_config(params)
-    training = config.experiments[experiment].training
+    spec = config.experiments[experiment]
     raw = yaml.safe_load(params.read_text(encoding="utf-8"))
-    raw["training"][training]["max_epochs"] = epochs
+    raw["training"][spec.training]["max_epochs"] = epochs
     if fp32:
-        raw["training"][training]["amp"] = False
+        raw["training"][spec.training]["amp"] = False
+    if seed is not None:
+        owner = raw["experiments"][experiment] if spec.seed is not None else raw["training"][spec.training]
+        owner["seed"] = seed
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     data = workdir / "data"
@@ -65,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--device", default="cpu", help="cpu (bf16 autocast, the default) or cuda")
     parser.add_argument("--fp32", action="store_true", help="amp off: fp32 on any device")
+    parser.add_argument("--seed", type=int, help="training seed (default: the experiment's)")
     args = parser.parse_args(argv)
-    params = prepare_workdir(args.params, args.experiment, args.epochs, args.workdir, args.fp32)
+    params = prepare_workdir(args.params, args.experiment, args.epochs, args.workdir, args.fp32, args.seed)
     os.chdir(args.workdir)
     if not args.fp32:
         trainer.autocast = cpu_bf16_autocast  # on CUDA the same as training.amp

@@ -40,3 +40,26 @@ def test_fp32_turns_the_experiments_amp_off_and_nothing_else(tmp_path):
     written = prepare_workdir(TINY_PARAMS, "t_wean", 3, tmp_path / "work", fp32=True)
     training = yaml.safe_load(written.read_text())["training"]["tiny"]
     assert training["amp"] is False and training["max_epochs"] == 3
+
+
+def test_seed_sets_the_trainings_seed_where_the_experiment_names_none(tmp_path):
+    original = yaml.safe_load(TINY_PARAMS.read_text())
+    assert "seed" not in original["experiments"]["t_wean"]
+    written = prepare_workdir(TINY_PARAMS, "t_wean", 3, tmp_path / "work", seed=7)
+    raw = yaml.safe_load(written.read_text())
+    assert raw["training"]["tiny"]["seed"] == 7
+    raw["training"]["tiny"].update(seed=original["training"]["tiny"].get("seed"), max_epochs=3)
+    original["training"]["tiny"]["max_epochs"] = 3
+    if original["training"]["tiny"].get("seed") is None:
+        raw["training"]["tiny"].pop("seed")
+    assert raw == original  # nothing else changed
+
+
+def test_seed_sets_the_experiments_own_seed_where_it_names_one(tmp_path):
+    params = tmp_path / "params.yaml"
+    raw = yaml.safe_load(TINY_PARAMS.read_text())
+    raw["experiments"]["t_wean"]["seed"] = 3
+    params.write_text(yaml.safe_dump(raw, sort_keys=False))
+    written = yaml.safe_load(prepare_workdir(params, "t_wean", 2, tmp_path / "work", seed=9).read_text())
+    assert written["experiments"]["t_wean"]["seed"] == 9
+    assert written["training"]["tiny"].get("seed") == raw["training"]["tiny"].get("seed")
