@@ -11,9 +11,10 @@ CPU's fp32 run, the difference lies elsewhere (CUDA kernels, the CUDA generator'
     python bench/precision_probe.py --experiment smini_nmt --epochs 8 --workdir runs_fp32 --device cuda --fp32
     python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir seed2 --device cuda --seed 2
 
-CPU autocast casts the linear layers and ``nn.LSTM`` to bf16 but leaves ``LSTMCell`` / ``GRUCell`` in float32,
-which CUDA autocast casts; so the CPU probe cannot stand for a GPU's bf16 decoder cell, and the GPU run in fp32
-is the decisive one (docs/decisions.md M9).
+The models run every recurrence with autocast off (``models/state.py``), so bf16 reaches the same layers on
+either device (embeddings, attention, output projections); the CPU's and the GPU's kernels and dropout masks
+still differ, which is why the GPU runs in fp32 and with another seed (``--seed``) settled the question
+(docs/decisions.md M9-M11).
 
 The work folder gets a copy of ``--params`` whose training stops after ``--epochs`` and links to this checkout's
 ``data/`` (prepare the experiment's dataset first, e.g. with snakemake up to its vocabulary); the run goes to

@@ -161,3 +161,17 @@ def test_validation_loss_is_the_word_nll_like_the_training_loss():
     loss, _ = validation_loss(model, ParallelCorpus(sources, targets), VOCAB, 8, torch.device("cpu"))
     words_only = token_nll(model, make_batch(sources, targets, VOCAB)).total.item()
     assert loss == pytest.approx(words_only, abs=1e-5)  # the spelling term is trained, not reported as loss
+
+
+def test_the_byte_lstm_keeps_a_float32_state_under_bf16_autocast():
+    """Like the word decoder's cell and the encoder, the byte LSTM's recurrence runs in float32 under bf16 autocast
+    (CPU autocast casts ``nn.LSTM`` to bf16 as CUDA's does, so the CPU can check it); the projection keeps bf16."""
+    torch.manual_seed(3)
+    decoder = CharDecoder(hidden_size=6, embedding_size=4)
+    seen = []
+    decoder.lstm.register_forward_hook(lambda module, args, output: seen.append(output[0].dtype))
+    start = torch.randn(2, 6)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        decoder.loss(["ab", "c"], start)
+        decoder.spell(start, max_length=2)
+    assert seen and set(seen) == {torch.float32}

@@ -13,6 +13,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from paragen.models.state import float32_recurrence
+
 BYTES = 256
 START, END, PAD = BYTES, BYTES + 1, BYTES + 2
 INVENTORY = BYTES + 3
@@ -37,6 +39,14 @@ class CharDecoder(nn.Module):
         state = start.unsqueeze(0).float()
         return state, state
 
+    def _recur(self, ids: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]
+               ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """The LSTM over the bytes ``ids`` (n, steps) from ``state``: outputs (n, steps, hidden) and the last state,
+        in float32 even under bf16 autocast, like every recurrence here (decoders.py, encoders.py); the projection
+        after it keeps bf16."""
+        with float32_recurrence(ids):
+            return self.lstm(self.embedding(ids).float(), state)
+
     def loss(self, words: list[str], start: torch.Tensor) -> tuple[torch.Tensor, int]:
         """Summed negative log-likelihood of spelling each word (every byte and <end>), and the count of symbols.
 
@@ -47,7 +57,7 @@ class CharDecoder(nn.Module):
         ids = torch.full((len(words), length), PAD, dtype=torch.long, device=start.device)
         for row, s in enumerate(spelled):
             ids[row, : len(s)] = torch.tensor(s, device=start.device)
-        outputs, _ = self.lstm(self.embedding(ids[:, :-1]), self._initial(start))
+        outputs, _ = self._recur(ids[:, :-1], self._initial(start))
         logits = self.projection(outputs)
         gold = ids[:, 1:]
         nll = nn.functional.cross_entropy(logits.reshape(-1, INVENTORY).float(), gold.reshape(-1), ignore_index=PAD,
@@ -63,7 +73,7 @@ class CharDecoder(nn.Module):
         spelled: list[list[int]] = [[] for _ in range(n)]
         done = [False] * n
         for _ in range(max_length):
-            output, state = self.lstm(self.embedding(current), state)
+            output, state = self._recur(current, state)
             scores = self.projection(output[:, -1])
             scores[:, [START, PAD]] = float("-inf")  # never emitted
             current = scores.argmax(-1, keepdim=True)
