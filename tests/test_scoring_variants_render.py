@@ -55,7 +55,9 @@ def test_leave_one_out_section_word_for_word():
 
 def test_leave_one_out_csv_word_for_word():
     a = "A,A sari refs,A sari form,A bleu refs,A bleu form,A oracle"
-    assert cv_csv(leave_one_out([B, A])).splitlines() == [
+    written = cv_csv(leave_one_out([B, A]))
+    assert "\r" not in written  # lines end in "\n" alone, like every file the pipeline writes
+    assert written.splitlines() == [
         "row,metric,published,text,sari_references,sari_form,bleu_references,bleu_form,oracle,same_as_in_sample,"
         "predicted,held_out_error,given_back,in_sample_error",
         f"identity,SARI,25.95,{a},True,26.4500,0.5000,True,0.5000",
@@ -98,7 +100,9 @@ def test_scores_csv_word_for_word():
     identity = sv.Scored("identity", "as distributed", {("8 Turk", "corpus (STAR)"): 25.123456},
                          {(".simp", "13a"): 61.0})
     oracle = sv.Scored(sv.ORACLES[1], "as distributed", {("8 Turk", "corpus (STAR)"): 40.0}, {(".simp", "13a"): 90.5})
-    assert sv.to_csv([identity, oracle]).splitlines() == [
+    written = sv.to_csv([identity, oracle])
+    assert "\r" not in written
+    assert written.splitlines() == [
         "system,text,metric,references,form,score,published",
         "identity,as distributed,SARI,8 Turk,corpus (STAR),25.1235,25.95",
         "identity,as distributed,BLEU,.simp,13a,61.0000,61.47",

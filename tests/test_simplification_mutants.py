@@ -143,6 +143,8 @@ def test_sweep_markdown_word_for_word():
     from paragen.simplification.skip_sweep import to_markdown as sweep_markdown
 
     results = {0.5: {"sari": [20.0, 22.0], "bleu": [8.0, 9.0]}, 0.1: {"sari": [30.0, 30.0], "bleu": [7.0, 9.0]}}
+    unlabelled = sweep_markdown("x", {0.5: {"meteor": [1.0]}, 0.1: {"meteor": [2.0]}}, 1).split("\n")
+    assert unlabelled[4] == "| drop probability p | meteor mean ± sd |"  # a metric without a label: its own name
     assert sweep_markdown("simp_skip", results, 3).split("\n") == [
         "# Skip baseline (simp_skip): metrics against the drop probability", "",
         "Each word of the test source dropped independently with probability p; 2 seeds per p (3..4), scored as "
