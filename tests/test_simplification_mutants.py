@@ -170,3 +170,39 @@ def test_the_sweep_marks_the_skip_rows_published_point_and_nothing_for_an_unpubl
     config = load_config(ROOT / "params.yaml")
     assert paper_point(config, "simp_skip") == (0.5, {"sari": 21.62, "bleu": 8.97})
     assert paper_point(config, "mini_identity") is None
+
+
+def _turk_files(folder, sources, turk, simp):
+    for name, lines in (("norm", sources), *((f"turk.{k}", ref) for k, ref in enumerate(turk)), ("simp", simp)):
+        (folder / f"test.8turkers.tok.{name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_003s_protocol_bleu_is_lowercased_on_the_files_tokens_against_the_simp_sentence(tmp_path):
+    """BLEU 100 needs all three: "The Cat" equals "the cat" only lowercased; "mat." against "mat ." differs only on
+    the tokens as given (13a would split both alike); the Turk references differ from the .simp sentence."""
+    from paragen.simplification.report_protocol import TurkTest, protocol_scores
+
+    test = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
+    scores = protocol_scores(test, ["The Cat sat on the mat ."])
+    assert scores["bleu"]["score"] == pytest.approx(100.0) and scores["bleu"]["references"] == ".simp"
+    assert protocol_scores(test, ["the cat sat on the mat."])["bleu"]["score"] < 100.0
+    with pytest.raises(Exception, match="hyp.txt: 2 lines, but the Turk test set has 1; 003's protocol scores"):
+        protocol_scores(test, ["a", "b"], "hyp.txt")
+
+
+def test_003s_protocol_on_a_file_restores_bpe_and_its_oracle_is_the_simp_file(tmp_path):
+    from paragen.simplification.report_protocol import score_file
+
+    raw = _turk_files(tmp_path, ["the cat was sitting on the mat ."], [["a cat sat ."]] * 8,
+                      ["the cat sat on the mat ."])
+    hyp = tmp_path / "test.hyp"
+    hyp.write_text("the c@@ at sat on the m@@ at .\n", encoding="utf-8")
+    restored = score_file(hyp, raw, remove_bpe=True)
+    assert restored["bleu"]["score"] == pytest.approx(100.0) and restored["output"] == str(hyp)
+    assert score_file(hyp, raw)["bleu"]["score"] < 100.0  # "c@@ at" is not "cat"
+    oracle = score_file(hyp, raw, oracle=True)
+    assert oracle["output"] == f"{raw}/test.8turkers.tok.simp" and oracle["bleu"]["score"] == pytest.approx(100.0)
+    hyp.write_text("one\ntwo\n", encoding="utf-8")
+    with pytest.raises(Exception, match=f"{hyp}: 2 lines, but the Turk test set has 1"):
+        score_file(hyp, raw)
