@@ -13,10 +13,13 @@ from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_ou
 ROWS = ("identity", "skip (p=.5)", "oracle")
 
 
-def _protocol(name: str, *six: float) -> sv.Protocol:
-    """Residuals in the order identity SARI, identity BLEU, skip SARI, skip BLEU, oracle SARI, oracle BLEU."""
+def _protocol(name: str, *six: float, key: tuple[str, ...] | None = None) -> sv.Protocol:
+    """Residuals in the order identity SARI, identity BLEU, skip SARI, skip BLEU, oracle SARI, oracle BLEU; every
+    setting named after the protocol unless ``key`` gives them, so a swapped column shows in rendered text."""
     residuals = {row: (six[2 * i], six[2 * i + 1]) for i, row in enumerate(ROWS)}
-    return sv.Protocol(name, "r", "f", "r", "f", "o", residuals)
+    settings = key or (name, f"{name} sari refs", f"{name} sari form", f"{name} bleu refs", f"{name} bleu form",
+                       f"{name} oracle")
+    return sv.Protocol(*settings, residuals)
 
 
 # Tolerance: SARI 0.6, BLEU 0.1.

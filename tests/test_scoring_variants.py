@@ -8,6 +8,7 @@ from paragen.data.corpus import CorpusError
 from paragen.metrics.sari import score_from_statistics, sentence_statistics
 from paragen.simplification import scoring_variants as sv
 from paragen.simplification.report_protocol import TurkTest, read_turk_test
+from paragen.simplification.report_protocol import test_files as turk_files  # not collected as a test
 
 
 def test_sari_deletion_by_precision_alone_worked_by_hand():
@@ -23,15 +24,18 @@ def test_sari_deletion_by_precision_alone_worked_by_hand():
         100 * (0 + 1 / 6 + 3 / 4) / 3)
 
 
+def write_turk_files(folder, sources: list[str], turk: list[list[str]], simp: list[str]):
+    """The Turk test files as distributed, under report_protocol.test_files' names: sources, each of the 8 Turk
+    references (a list of lines each), the .simp sentences."""
+    for path, lines in zip(turk_files(folder), [sources, *turk, simp], strict=True):
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
 def _turk_dir(tmp_path):
     sources = ["the cat -lrb- felis -rrb- sat on the mat .", "it was commenced in 1990 by the city council ."]
-    simp = sources  # the aligned Simple Wikipedia sentence equals the source here
     turk = [["the cat sat on the mat .", "it began in 1990 ."]] * 8
-    (tmp_path / "test.8turkers.tok.norm").write_text("\n".join(sources) + "\n")
-    (tmp_path / "test.8turkers.tok.simp").write_text("\n".join(simp) + "\n")
-    for k, ref in enumerate(turk):
-        (tmp_path / f"test.8turkers.tok.turk.{k}").write_text("\n".join(ref) + "\n")
-    return tmp_path
+    return write_turk_files(tmp_path, sources, turk, sources)  # the .simp sentence equals the source here
 
 
 def test_grid_covers_every_setting_and_identity_equals_its_only_reference(tmp_path):

@@ -7,22 +7,11 @@ from __future__ import annotations
 from paragen.simplification import scoring_variants as sv
 from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_out
 from paragen.simplification.report_protocol import DESCRIPTION
-
-ROWS = ("identity", "skip (p=.5)", "oracle")
-
-
-def _protocol(name: str, six: tuple[float, ...], key: tuple[str, ...] | None = None) -> sv.Protocol:
-    """Residuals in the order identity SARI, identity BLEU, skip SARI, skip BLEU, oracle SARI, oracle BLEU; every
-    field named after the protocol, so a swapped column shows."""
-    residuals = {row: (six[2 * i], six[2 * i + 1]) for i, row in enumerate(ROWS)}
-    text, sari_refs, sari_form, bleu_refs, bleu_form, oracle = key or (
-        name, f"{name} sari refs", f"{name} sari form", f"{name} bleu refs", f"{name} bleu form", f"{name} oracle")
-    return sv.Protocol(text, sari_refs, sari_form, bleu_refs, bleu_form, oracle, residuals)
-
+from test_protocol_cv import _protocol
 
 # Tolerance: SARI 0.6, BLEU 0.1. A gives all six back (sum |r| 1.42); B all but oracle BLEU (sum 4.2).
-A = _protocol("A", (0.5, 0.08, -0.4, -0.05, 0.3, 0.09))
-B = _protocol("B", (0.0, 0.0, 0.1, 0.0, -0.1, 4.0))
+A = _protocol("A", 0.5, 0.08, -0.4, -0.05, 0.3, 0.09)
+B = _protocol("B", 0.0, 0.0, 0.1, 0.0, -0.1, 4.0)
 
 
 def test_leave_one_out_section_word_for_word():
@@ -115,9 +104,9 @@ def test_scores_table_word_for_word():
     leave the same residuals (a tie, 6 given back, sum 0.1 + 0.05 + 0.2 + 0 + 0.3 + 0.05 = 0.70), nine give
     nothing back; only ten are listed. The oracle BLEU closest to 91.148 is 90.0 + 1 (8 Turk, tokens as given:
     0.148 away) of the .simp oracle, the only oracle scored."""
-    implemented = _protocol("I", (0.1, -0.05, 0.2, 0.0, -0.3, 0.05), sv.IMPLEMENTED)
-    ranked = [_protocol("P", (0.0,) * 6), implemented, _protocol("T", (0.1, -0.05, 0.2, 0.0, -0.3, 0.05)),
-              *(_protocol(f"F{k}", (1.0,) * 6) for k in range(8))]
+    implemented = _protocol("I", 0.1, -0.05, 0.2, 0.0, -0.3, 0.05, key=sv.IMPLEMENTED)
+    ranked = [_protocol("P", *(0.0,) * 6), implemented, _protocol("T", 0.1, -0.05, 0.2, 0.0, -0.3, 0.05),
+              *(_protocol(f"F{k}", *(1.0,) * 6) for k in range(8))]
     scored = [_scored("identity", "as distributed", 20.0, 50.0), _scored(sv.ORACLES[1], "as distributed", 40.0, 90.0)]
     text = sv.to_markdown(scored, ranked, 7, more=("## More", ""))
     residuals = ("identity SARI +0.10, BLEU -0.05; skip (p=.5) SARI +0.20, BLEU +0.00; oracle SARI -0.30, "

@@ -1,14 +1,20 @@
-"""What the simplification group's mutation run (bench/mutation.sh simplification) found unpinned: the rule
-files' error messages word for word (the field they name, the format they expect, the value they found) and the
-skip sweep's summary of one probability, which the simplification table's caption quotes. Every expected value
-is written by hand."""
+"""What the simplification group's mutation run (bench/mutation.sh simplification) found unpinned, each expected
+value written by hand: the rule files' error messages word for word, the skip sweep (its CSV, markdown, trend
+sentence, published point and the summary of one probability that the table's caption quotes), the scoring
+variants' SARI and BLEU forms and the outputs each system is scored on, and "003's protocol" on a file."""
 
 from __future__ import annotations
 
 import pytest
 
+from conftest import ROOT
+from paragen.config import load_config
+from paragen.simplification import scoring_variants as sv
 from paragen.simplification.ppdb import RuleError, read_rules
-from paragen.simplification.skip_sweep import summary_at, to_csv
+from paragen.simplification.report_protocol import TurkTest, protocol_scores, score_file
+from paragen.simplification.skip_sweep import paper_point, summary_at, to_csv, to_markdown, trend
+from paragen.simplification.systems import skip
+from test_scoring_variants import write_turk_files
 
 
 @pytest.mark.parametrize("fmt, line, message", [
@@ -58,18 +64,14 @@ def test_summary_at_reads_what_to_csv_writes(tmp_path):
 
 
 def test_a_single_seed_has_sd_zero_and_each_seed_is_listed_in_order(tmp_path):
-    from paragen.simplification.skip_sweep import to_csv as sweep_csv
-
     # one seed: sd 0 (statistics.stdev needs two); two seeds 20, 22: sd sqrt(2)
-    assert sweep_csv({0.2: {"sari": [25.0]}, 0.4: {"sari": [20.0, 22.0]}}) == (
+    assert to_csv({0.2: {"sari": [25.0]}, 0.4: {"sari": [20.0, 22.0]}}) == (
         "probability,seeds,sari_mean,sari_sd,sari_per_seed\n"
         "0.2,1,25.0000,0.0000,25.0000\n"
         "0.4,2,21.0000,1.4142,20.0000 22.0000\n")
 
 
 def test_the_trend_sentence_needs_a_strict_rise_and_names_an_unlabelled_metric_as_it_is():
-    from paragen.simplification.skip_sweep import trend
-
     rising = {0.5: {"meteor": [10.0]}, 0.3: {"meteor": [12.0]}, 0.1: {"meteor": [13.0]}}
     assert trend(rising, "meteor") == "meteor rises at every step as p falls from 0.5 to 0.1 (agrees)"
     flat_then_up = {0.5: {"sari": [10.0]}, 0.3: {"sari": [10.0]}, 0.1: {"sari": [13.0]}}
@@ -81,32 +83,24 @@ def test_sari_forms_wire_corpus_f1_and_precision_deletion_to_their_columns():
     """Source "a b c", output "a b", reference "a" (tests/test_scoring_variants.py works it out): add 0, keep 1/6,
     deletion 7/12 by F1 and 3/4 by precision. One sentence, so corpus and sentence mean agree:
     corpus = F1 mean = 100 (1/6 + 7/12) / 3 = 25; precision mean = 100 (1/6 + 3/4) / 3 = 30.56."""
-    from paragen.simplification.scoring_variants import _sari_forms
-
-    corpus, f1_mean, precision_mean, _ = _sari_forms(["a b c"], ["a b"], [["a"]])
+    corpus, f1_mean, precision_mean, _ = sv._sari_forms(["a b c"], ["a b"], [["a"]])
     assert corpus == pytest.approx(25.0) and f1_mean == pytest.approx(25.0)
     assert precision_mean == pytest.approx(100 * (1 / 6 + 3 / 4) / 3)
 
 
 def test_bleu_forms_wire_lowercasing_tokenisation_and_smoothing():
     """Columns: 13a, tokens as given, 13a without smoothing, tokens as given without smoothing; all lowercased."""
-    from paragen.simplification.scoring_variants import _bleu_forms
-
     # upper case against lower case: equal once lowercased, so 100 in every form
-    assert _bleu_forms(["The Cat sat on the mat ."], [["the cat sat on the mat ."]]) == pytest.approx([100.0] * 4)
+    assert sv._bleu_forms(["The Cat sat on the mat ."], [["the cat sat on the mat ."]]) == pytest.approx([100.0] * 4)
     # "mat." is "mat ." to 13a but one unknown token as given
-    thirteen_a, as_given, _, _ = _bleu_forms(["the cat sat on the mat."], [["the cat sat on the mat ."]])
+    thirteen_a, as_given, _, _ = sv._bleu_forms(["the cat sat on the mat."], [["the cat sat on the mat ."]])
     assert thirteen_a == pytest.approx(100.0) and as_given < 100.0
     # no 4-gram matches (the output has a wrong third word): 0 without smoothing, above 0 with it
-    smoothed, _, unsmoothed, _ = _bleu_forms(["the cat dog on mat"], [["the cat sat on mat"]])
+    smoothed, _, unsmoothed, _ = sv._bleu_forms(["the cat dog on mat"], [["the cat sat on mat"]])
     assert unsmoothed == 0.0 and smoothed > 0.0
 
 
 def test_each_system_scores_the_outputs_it_names():
-    from paragen.simplification import scoring_variants as sv
-    from paragen.simplification.report_protocol import TurkTest
-    from paragen.simplification.systems import skip
-
     sources = ["one two three four five six seven eight nine ten eleven twelve"]
     turk = [[f"reference {k}"] for k in range(8)]
     test = TurkTest(sources, turk, ["the simple one"])
@@ -122,9 +116,6 @@ def test_each_system_scores_the_outputs_it_names():
 def test_the_held_out_oracle_is_scored_without_its_own_reference():
     """Eight different references: reference k against the other seven shares no word but "the" with them, so
     BLEU is far below 100; scored with itself among them it would be 100."""
-    from paragen.simplification import scoring_variants as sv
-    from paragen.simplification.report_protocol import TurkTest
-
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
     turk = [[f"the {w} {w} {w} {w}"] for w in words]
     scored = sv.score_system(TurkTest(["the source sentence here"], turk, ["the simple one"]), sv.ORACLES[2],
@@ -140,12 +131,10 @@ def test_sweep_markdown_word_for_word():
     """Seeds 3 and 4 at two probabilities. SARI 20, 22 -> 21.00 ± 1.41 (sd sqrt 2) and 30, 30 -> 30.00 ± 0.00;
     BLEU 8, 9 -> 8.50 ± 0.71 (sd sqrt 0.5) and 7, 9 -> 8.00 ± 1.41. As p falls from 0.5 to 0.1 SARI rises, BLEU
     falls from its peak at 0.5."""
-    from paragen.simplification.skip_sweep import to_markdown as sweep_markdown
-
     results = {0.5: {"sari": [20.0, 22.0], "bleu": [8.0, 9.0]}, 0.1: {"sari": [30.0, 30.0], "bleu": [7.0, 9.0]}}
-    unlabelled = sweep_markdown("x", {0.5: {"meteor": [1.0]}, 0.1: {"meteor": [2.0]}}, 1).split("\n")
+    unlabelled = to_markdown("x", {0.5: {"meteor": [1.0]}, 0.1: {"meteor": [2.0]}}, 1).split("\n")
     assert unlabelled[4] == "| drop probability p | meteor mean ± sd |"  # a metric without a label: its own name
-    assert sweep_markdown("simp_skip", results, 3).split("\n") == [
+    assert to_markdown("simp_skip", results, 3).split("\n") == [
         "# Skip baseline (simp_skip): metrics against the drop probability", "",
         "Each word of the test source dropped independently with probability p; 2 seeds per p (3..4), scored as "
         "the table's rows. 003 §4.3.1 states the trend in words only (scores rise as p falls; p = 0 is the "
@@ -163,26 +152,14 @@ def test_sweep_markdown_word_for_word():
 def test_the_sweep_marks_the_skip_rows_published_point_and_nothing_for_an_unpublished_row():
     """003 Table 1 publishes skip at p = 0.5: SARI 21.62, BLEU 8.97. turk-mini's identity row is in a table whose
     paper publishes nothing for it."""
-    from conftest import ROOT
-    from paragen.config import load_config
-    from paragen.simplification.skip_sweep import paper_point
-
     config = load_config(ROOT / "params.yaml")
     assert paper_point(config, "simp_skip") == (0.5, {"sari": 21.62, "bleu": 8.97})
     assert paper_point(config, "mini_identity") is None
 
 
-def _turk_files(folder, sources, turk, simp):
-    for name, lines in (("norm", sources), *((f"turk.{k}", ref) for k, ref in enumerate(turk)), ("simp", simp)):
-        (folder / f"test.8turkers.tok.{name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return folder
-
-
 def test_003s_protocol_bleu_is_lowercased_on_the_files_tokens_against_the_simp_sentence(tmp_path):
     """BLEU 100 needs all three: "The Cat" equals "the cat" only lowercased; "mat." against "mat ." differs only on
     the tokens as given (13a would split both alike); the Turk references differ from the .simp sentence."""
-    from paragen.simplification.report_protocol import TurkTest, protocol_scores
-
     test = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
     scores = protocol_scores(test, ["The Cat sat on the mat ."])
     assert scores["bleu"]["score"] == pytest.approx(100.0) and scores["bleu"]["references"] == ".simp"
@@ -192,9 +169,7 @@ def test_003s_protocol_bleu_is_lowercased_on_the_files_tokens_against_the_simp_s
 
 
 def test_003s_protocol_on_a_file_restores_bpe_and_its_oracle_is_the_simp_file(tmp_path):
-    from paragen.simplification.report_protocol import score_file
-
-    raw = _turk_files(tmp_path, ["the cat was sitting on the mat ."], [["a cat sat ."]] * 8,
+    raw = write_turk_files(tmp_path, ["the cat was sitting on the mat ."], [["a cat sat ."]] * 8,
                       ["the cat sat on the mat ."])
     hyp = tmp_path / "test.hyp"
     hyp.write_text("the c@@ at sat on the m@@ at .\n", encoding="utf-8")
