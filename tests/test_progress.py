@@ -29,7 +29,20 @@ def test_at_most_one_line_an_interval_besides_the_last(caplog):
         _run(interval_s=3600, items=50)
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("decode: 0/50 batch (0 %)")
-    assert len(lines) <= 2 and all(line.startswith("decode: 0/50") or " (100 %)" in line for line in lines)
+    # the last state is written when the bar closes, even within the interval (a log file then says it finished)
+    assert len(lines) == 2 and lines[1].startswith("decode: 50/50 batch (100 %)")
+
+
+def test_a_bar_closed_early_logs_where_it_stopped_once(caplog):
+    with caplog.at_level(logging.INFO, logger="paragen.progress"):
+        bar = progress_bar(range(4), enabled=True, interval_s=0, desc="decode", unit="batch")
+        for index in bar:
+            if index == 2:
+                break
+        bar.close()
+    lines = [r.getMessage() for r in caplog.records]
+    assert [line.split(",")[0] for line in lines] == ["decode: 0/4 batch (0 %)", "decode: 1/4 batch (25 %)",
+                                                      "decode: 2/4 batch (50 %)"]
 
 
 def test_disabled_means_silent(caplog):

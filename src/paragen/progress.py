@@ -23,17 +23,20 @@ LOG_FORMAT = "{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f} %), {elapsed}
 
 class _LogLines:
     """A file-like sink for tqdm that logs a refresh as one line (carriage returns dropped): the first, then at
-    most one per ``interval_s`` (tqdm also refreshes on every ``set_postfix``), and the one at 100 %."""
+    most one per ``interval_s`` (tqdm also refreshes on every ``set_postfix``), and the one at 100 %. The bar is
+    kept (``leave``), so that closing it writes its last state; a line equal to the one before is not repeated."""
 
     def __init__(self, interval_s: float) -> None:
         self.interval_s = interval_s
         self.last: float | None = None
+        self.previous = ""
 
     def write(self, text: str) -> None:
         line = text.replace("\r", "").strip()
         now = time.monotonic()
-        if line and (self.last is None or now - self.last >= self.interval_s or " (100 %)" in line):
-            self.last = now
+        if line and line != self.previous and (self.last is None or now - self.last >= self.interval_s
+                                               or " (100 %)" in line):
+            self.last, self.previous = now, line
             log.info("%s", line)
 
     def flush(self) -> None:
@@ -48,4 +51,5 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, enabled: bool, interv
         return tqdm(iterable, disable=True, **kwargs)
     if sys.stderr.isatty():
         return tqdm(iterable, leave=False, **kwargs)
-    return tqdm(iterable, file=_LogLines(interval_s), mininterval=interval_s, leave=False, bar_format=LOG_FORMAT, **kwargs)
+    return tqdm(iterable, file=_LogLines(interval_s), mininterval=interval_s, leave=True, bar_format=LOG_FORMAT,
+                **kwargs)

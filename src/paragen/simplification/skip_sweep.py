@@ -43,9 +43,9 @@ def run_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[flo
         from paragen.simplification.report_protocol import read_turk_test
 
         protocol = read_turk_test()
-    runs = skip_runs(dataset.evaluation, directory, progress_bar(points, enabled=not quiet, desc=f"{name} sweep", unit="output"),
-                     restores_bpe(dataset), protocol)
-    for (p, _), run in zip(points, runs):
+    bar = progress_bar(points, enabled=not quiet, desc=f"{name} sweep", unit="output")
+    runs = skip_runs(dataset.evaluation, directory, bar, restores_bpe(dataset), protocol)
+    for (p, _), run in zip(points, runs, strict=True):  # strict: runs to its end, so the bar logs 100 %
         scores = headline(run)
         for metric in dataset.evaluation.metrics:  # ROUGE's several scores each get their own column
             value = scores[metric]
@@ -69,7 +69,8 @@ def to_csv(results: dict[float, dict[str, list[float]]]) -> str:
                      *(f"{m}_per_seed" for m in metrics)])
     for p, scores in results.items():
         stats = [f"{v:.4f}" for m in metrics for v in _mean_sd(scores[m])]
-        writer.writerow([p, len(scores[metrics[0]]), *stats, *(" ".join(f"{v:.4f}" for v in scores[m]) for m in metrics)])
+        values = (" ".join(f"{v:.4f}" for v in scores[m]) for m in metrics)
+        writer.writerow([p, len(scores[metrics[0]]), *stats, *values])
     return buffer.getvalue()
 
 
