@@ -59,10 +59,11 @@ class Rule:
         return granularity == "both" or (granularity == "word") == self.lexical
 
 
-def _phrase(text: str, what: str) -> tuple[str, ...]:
+def _phrase(text: str) -> tuple[str, ...]:
+    """The side's tokens; :class:`_BlankSide` when it has none (read_rules logs its line, not a message)."""
     tokens = tuple(text.split())
     if not tokens:
-        raise _BlankSide(f"the {what} has no token")
+        raise _BlankSide
     return tokens
 
 
@@ -80,7 +81,7 @@ def _pairs(line: str) -> Rule:
     fields = line.split("\t")
     if len(fields) != 2:
         raise ValueError(f"expected 2 tab-separated fields 'complex<TAB>simple', found {len(fields)}")
-    return Rule(_phrase(fields[0], "complex side"), _phrase(fields[1], "simple side"), UNWEIGHTED)
+    return Rule(_phrase(fields[0]), _phrase(fields[1]), UNWEIGHTED)
 
 
 def _simpleppdb(line: str) -> Rule:
@@ -92,7 +93,7 @@ def _simpleppdb(line: str) -> Rule:
     weight = _number(fields[1], "simplification score")
     if not (fields[2].startswith("[") and fields[2].endswith("]")):
         raise ValueError(f"expected a syntactic tag like [NN] in field 3, found {fields[2]!r}")
-    return Rule(_phrase(fields[3], "input phrase"), _phrase(fields[4], "output phrase"), weight)
+    return Rule(_phrase(fields[3]), _phrase(fields[4]), weight)
 
 
 def _ppdb2(line: str) -> Rule:
@@ -107,14 +108,14 @@ def _ppdb2(line: str) -> Rule:
             raise ValueError(f"expected features as name=value, found {feature!r}")
         if name == "PPDB2.0Score":
             weight = _number(value, "PPDB2.0Score")
-    return Rule(_phrase(fields[1], "phrase"), _phrase(fields[2], "paraphrase"), weight)
+    return Rule(_phrase(fields[1]), _phrase(fields[2]), weight)
 
 
 def _dmass(line: str) -> Rule:
     fields = line.split("=>")
     if len(fields) != 4:
         raise ValueError(f"expected 'X=>complex=>simple=>weight' (4 fields), found {len(fields)}")
-    return Rule(_phrase(fields[1], "complex side"), _phrase(fields[2], "simple side"),
+    return Rule(_phrase(fields[1]), _phrase(fields[2]),
                 _number(fields[3], "weight"))
 
 

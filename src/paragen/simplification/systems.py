@@ -21,7 +21,7 @@ def identity(sources: Sequence[str]) -> list[str]:
     return list(sources)
 
 
-def identity_in_vocabulary(sources: Sequence[str], vocabulary: set[str], unknown: str = "<unk>") -> list[str]:
+def identity_in_vocabulary(sources: Sequence[str], vocabulary: set[str], unknown: str) -> list[str]:
     """The source with every token outside ``vocabulary`` written as ``unknown``: the best output of a model that
     can only emit its vocabulary's words, when the best output is the source."""
     return [" ".join(t if t in vocabulary else unknown for t in line.split()) for line in sources]
