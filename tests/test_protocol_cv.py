@@ -118,6 +118,7 @@ def test_scoring_variants_writes_the_section_and_the_csv(tmp_path):
     stem = tmp_path / "out" / "variants"
     ranked = write_scoring_variants(_turk_dir(tmp_path), str(stem))
     text = (tmp_path / "out" / "variants.md").read_text()
+    assert "Scored here on the 2 Turk test sentences (the report says 356" in text  # the two written above
     section = text.index("## Leave-one-out: the protocol chosen without the number it predicts")
     assert text.index("## The ten best protocols") < section < text.index("## Every score")
     rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "variants_cv.csv").read_text())))

@@ -153,7 +153,8 @@ def test_the_sweep_reports_its_progress_by_name_and_unit(turk, caplog):
     assert caplog.messages == []
 
 
-def test_the_written_sweep_figure_is_titled_by_its_row_and_stars_the_published_point(turk, tmp_path, monkeypatch):
+def test_the_written_sweep_figure_is_titled_by_its_row_and_stars_the_published_point(turk, tmp_path, monkeypatch,
+                                                                                     caplog):
     """`paragen skip-sweep` draws the figure of the row it was asked for, with 003 Table 1's skip row (p = 0.5,
     SARI 21.62, BLEU 8.97 in the project's transcription) as the star."""
     from paragen import figure_style
@@ -162,7 +163,9 @@ def test_the_written_sweep_figure_is_titled_by_its_row_and_stars_the_published_p
     _write(tmp_path, turk)
     drawn = []
     monkeypatch.setattr(figure_style, "save", lambda fig, path: drawn.append((fig, path)))
-    assert main(["skip-sweep", "--name", "simp_skip", "--quiet"]) == 0
+    with caplog.at_level(logging.INFO, logger="paragen.progress"):
+        assert main(["skip-sweep", "--name", "simp_skip", "--quiet"]) == 0
+    assert caplog.messages == []  # --quiet reaches the sweep: no progress line
     [(fig, path)] = drawn
     assert path == "results/figures/simp_skip_sweep.png"
     assert fig._suptitle.get_text() == "Skip baseline (simp_skip): mean ± sd over 2 seeds per p"
@@ -177,10 +180,10 @@ def test_the_written_sweep_figure_is_titled_by_its_row_and_stars_the_published_p
 # --- the sweep figure -------------------------------------------------------------------------------------------
 
 def test_the_sweep_figure_draws_mean_and_sd_as_read_from_its_results():
-    """Two seeds per p: SARI 20 ± 1.4142 at p = 0 (19, 21), 30 ± 0 at p = 1 (30, 30). The axis must show both
-    ends of the error bars (18.59 and 21.41), a metric without a label keeps its own name, and with no published
-    point no star is drawn."""
-    results = {0.0: {"sari": [19.0, 21.0], "len": [5.0, 5.0]}, 1.0: {"sari": [30.0, 30.0], "len": [0.0, 0.0]}}
+    """Two seeds per p: SARI 20 ± 1.4142 at p = 0 (19, 21), 30 ± 2.8284 at p = 1 (28, 32). The axis must show
+    both ends of the error bars (18.59 below, 32.83 above), a metric without a label keeps its own name, and with
+    no published point no star is drawn."""
+    results = {0.0: {"sari": [19.0, 21.0], "len": [5.0, 5.0]}, 1.0: {"sari": [28.0, 32.0], "len": [0.0, 0.0]}}
     fig = sweep_figure("simp_skip", results, None)
     sari, length = [ax for ax in fig.axes if ax.get_visible()]
     assert (sari.get_title(), length.get_title()) == ("SARI", "len")
@@ -191,11 +194,11 @@ def test_the_sweep_figure_draws_mean_and_sd_as_read_from_its_results():
     line, caps, (bars,) = container
     assert list(line.get_ydata()) == [20.0, 30.0]
     ends = [value for segment in bars.get_segments() for value in segment[:, 1]]
-    assert ends == pytest.approx([20 - 2 ** 0.5, 20 + 2 ** 0.5, 30, 30])
+    assert ends == pytest.approx([20 - 2 ** 0.5, 20 + 2 ** 0.5, 30 - 8 ** 0.5, 30 + 8 ** 0.5])
     assert container.get_label() == "standard scoring" and line.get_markersize() == 4
     assert caps[0].get_markersize() == 6  # capsize 3: matplotlib draws a cap 2 × capsize points wide
     low, high = sari.get_ylim()
-    assert low < 20 - 2 ** 0.5 and high > 30
+    assert low < 20 - 2 ** 0.5 and high > 30 + 8 ** 0.5
     assert not any(line.get_marker() == "*" for ax in fig.axes for line in ax.lines)
     assert fig.get_size_inches()[1] == pytest.approx(2.8 + 0.9)  # one row of panels 2.8 in high, 0.9 in for text
 
@@ -254,3 +257,13 @@ def test_skipped_rules_are_counted_and_their_first_ten_lines_listed(tmp_path, ca
     assert [(r.complex, r.simple) for r in rules] == [(("c",), ("d",))]
     assert caplog.messages == [f"{path}: {blank} rule(s) skipped, a side with no token once split on whitespace "
                                f"(lines {listed})"]
+
+
+def test_a_one_word_rule_applies_where_a_two_word_rule_sets_the_longest_match():
+    """With a two-word rule the lookup tries lengths 2 then 1 at each position; stepping by 2 would try only "c a"
+    at the start and skip the one-word rule "c" -> "d". Expected by hand: "c a b" -> "d x"."""
+    from paragen.simplification.paraphrase import Paraphraser
+    from paragen.simplification.ppdb import Rule
+
+    paraphraser = Paraphraser([Rule(("a", "b"), ("x",), 1.0), Rule(("c",), ("d",), 1.0)])
+    assert paraphraser.apply(["c", "a", "b"]) == ["d", "x"]

@@ -19,7 +19,6 @@ class Substitution:
     start: int
     complex: tuple[str, ...]
     simple: tuple[str, ...]
-    weight: float
 
 
 class Paraphraser:
@@ -41,7 +40,7 @@ class Paraphraser:
             for length in range(min(self.longest, len(tokens) - i), 0, -1):
                 rule = self.table.get(tuple(tokens[i:i + length]))
                 if rule is not None:
-                    found.append(Substitution(i, rule.complex, rule.simple, rule.weight))
+                    found.append(Substitution(i, rule.complex, rule.simple))
                     i += length
                     break
             else:
