@@ -164,8 +164,32 @@ def test_003s_protocol_bleu_is_lowercased_on_the_files_tokens_against_the_simp_s
     scores = protocol_scores(test, ["The Cat sat on the mat ."])
     assert scores["bleu"]["score"] == pytest.approx(100.0) and scores["bleu"]["references"] == ".simp"
     assert protocol_scores(test, ["the cat sat on the mat."])["bleu"]["score"] < 100.0
-    with pytest.raises(Exception, match="hyp.txt: 2 lines, but the Turk test set has 1; 003's protocol scores"):
+    with pytest.raises(Exception, match="hyp.txt: 2 lines, but the Turk test set has 1; 003's protocol scores "
+                                        "outputs of the Turk test sentences"):
         protocol_scores(test, ["a", "b"], "hyp.txt")
+
+
+def test_003s_protocol_records_its_description_forms_and_bleu_signature():
+    """What the metrics JSON keeps beside the scores, so that a reader can tell which protocol gave them."""
+    from paragen.simplification.report_protocol import DESCRIPTION, SARI_FORM
+
+    test = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
+    scores = protocol_scores(test, ["the cat sat on the mat ."])
+    assert list(scores) == ["description", "sari", "bleu"] and scores["description"] == DESCRIPTION
+    assert scores["sari"]["form"] == SARI_FORM and list(scores["sari"]) == ["score", "form"]
+    assert list(scores["bleu"]) == ["score", "signature", "references"]
+    assert "tok:none" in scores["bleu"]["signature"] and "case:lc" in scores["bleu"]["signature"]
+
+
+def test_the_turk_files_with_crlf_line_endings_read_as_the_same_test(tmp_path):
+    """A copy saved on Windows ends its lines with CRLF: the endings are stripped (and noted), the text is the same."""
+    from paragen.simplification.report_protocol import read_turk_test
+
+    raw = write_turk_files(tmp_path, ["the cat was sitting ."], [["a cat sat ."]] * 8, ["the cat sat ."])
+    norm = raw / "test.8turkers.tok.norm"
+    norm.write_bytes(norm.read_bytes().replace(b"\n", b"\r\n"))
+    test = read_turk_test(raw)
+    assert (test.sources, test.turk[0], test.simp) == (["the cat was sitting ."], ["a cat sat ."], ["the cat sat ."])
 
 
 def test_003s_protocol_on_a_file_restores_bpe_and_its_oracle_is_the_simp_file(tmp_path):
