@@ -11,10 +11,14 @@ from conftest import ROOT
 from paragen.config import load_config
 from paragen.simplification import scoring_variants as sv
 from paragen.simplification.ppdb import RuleError, read_rules
-from paragen.simplification.report_protocol import TurkTest, protocol_scores, score_file
+from paragen.simplification.report_protocol import (DESCRIPTION, SARI_FORM, TurkTest, protocol_scores, read_turk_test,
+                                                    score_file)
 from paragen.simplification.skip_sweep import paper_point, summary_at, to_csv, to_markdown, trend
 from paragen.simplification.systems import skip
 from test_scoring_variants import write_turk_files
+
+CAT = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
+"""One Turk test sentence whose 8 references all differ from its .simp sentence, for 003's protocol."""
 
 
 @pytest.mark.parametrize("fmt, line, message", [
@@ -160,21 +164,17 @@ def test_the_sweep_marks_the_skip_rows_published_point_and_nothing_for_an_unpubl
 def test_003s_protocol_bleu_is_lowercased_on_the_files_tokens_against_the_simp_sentence(tmp_path):
     """BLEU 100 needs all three: "The Cat" equals "the cat" only lowercased; "mat." against "mat ." differs only on
     the tokens as given (13a would split both alike); the Turk references differ from the .simp sentence."""
-    test = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
-    scores = protocol_scores(test, ["The Cat sat on the mat ."])
+    scores = protocol_scores(CAT, ["The Cat sat on the mat ."])
     assert scores["bleu"]["score"] == pytest.approx(100.0) and scores["bleu"]["references"] == ".simp"
-    assert protocol_scores(test, ["the cat sat on the mat."])["bleu"]["score"] < 100.0
+    assert protocol_scores(CAT, ["the cat sat on the mat."])["bleu"]["score"] < 100.0
     with pytest.raises(Exception, match="hyp.txt: 2 lines, but the Turk test set has 1; 003's protocol scores "
                                         "outputs of the Turk test sentences"):
-        protocol_scores(test, ["a", "b"], "hyp.txt")
+        protocol_scores(CAT, ["a", "b"], "hyp.txt")
 
 
 def test_003s_protocol_records_its_description_forms_and_bleu_signature():
     """What the metrics JSON keeps beside the scores, so that a reader can tell which protocol gave them."""
-    from paragen.simplification.report_protocol import DESCRIPTION, SARI_FORM
-
-    test = TurkTest(["the cat was sitting on the mat ."], [["a cat sat ."]] * 8, ["the cat sat on the mat ."])
-    scores = protocol_scores(test, ["the cat sat on the mat ."])
+    scores = protocol_scores(CAT, ["the cat sat on the mat ."])
     assert list(scores) == ["description", "sari", "bleu"] and scores["description"] == DESCRIPTION
     assert scores["sari"]["form"] == SARI_FORM and list(scores["sari"]) == ["score", "form"]
     assert list(scores["bleu"]) == ["score", "signature", "references"]
@@ -183,8 +183,6 @@ def test_003s_protocol_records_its_description_forms_and_bleu_signature():
 
 def test_the_turk_files_with_crlf_line_endings_read_as_the_same_test(tmp_path):
     """A copy saved on Windows ends its lines with CRLF: the endings are stripped (and noted), the text is the same."""
-    from paragen.simplification.report_protocol import read_turk_test
-
     raw = write_turk_files(tmp_path, ["the cat was sitting ."], [["a cat sat ."]] * 8, ["the cat sat ."])
     norm = raw / "test.8turkers.tok.norm"
     norm.write_bytes(norm.read_bytes().replace(b"\n", b"\r\n"))
@@ -193,8 +191,7 @@ def test_the_turk_files_with_crlf_line_endings_read_as_the_same_test(tmp_path):
 
 
 def test_003s_protocol_on_a_file_restores_bpe_and_its_oracle_is_the_simp_file(tmp_path):
-    raw = write_turk_files(tmp_path, ["the cat was sitting on the mat ."], [["a cat sat ."]] * 8,
-                      ["the cat sat on the mat ."])
+    raw = write_turk_files(tmp_path, CAT.sources, CAT.turk, CAT.simp)
     hyp = tmp_path / "test.hyp"
     hyp.write_text("the c@@ at sat on the m@@ at .\n", encoding="utf-8")
     restored = score_file(hyp, raw, remove_bpe=True)

@@ -16,7 +16,7 @@ from paragen.config import ConfigError, parse_config
 from paragen.simplification.ppdb import RuleError, read_rules
 from paragen.simplification.skip_sweep import run_sweep, sweep_figure
 from paragen.simplification.systems import skip
-from test_systems import _project, _tiny_turk
+from test_systems import _project, _tiny_turk, bpe_turk
 
 RULES = "data/raw/ppdb/ppdb-1.0-xxxl-lexical.synonyms.tsv"
 TURK = "data/segmented/turk.word"
@@ -123,13 +123,7 @@ def test_a_bpe_sweep_restores_words_before_scoring(tmp_path, monkeypatch):
     """p = 0 returns the BPE source; only with the "@@ " joins undone does it equal the word reference (BLEU 100;
     the BPE tokens themselves score below 50, test_systems)."""
     monkeypatch.chdir(tmp_path)
-    raw = _project(suites=["simplification"], data=["turk"])
-    raw["datasets"]["turk"].update(segmentation="bpe", merges=10, evaluation={"metrics": ["bleu"]})
-    raw["systems"]["simp_skip"].update(seeds=1, sweep=[0.0])
-    test = tmp_path / "data/segmented/turk.bpe"
-    test.mkdir(parents=True)
-    (test / "test.src").write_text("the re@@ cip@@ ient passed away today\n")
-    (test / "test.tgt").write_text("the recipient passed away today\n")
+    raw = bpe_turk(tmp_path, seeds=1, sweep=[0.0])
     assert run_sweep(parse_config(raw), "simp_skip", quiet=True)[0.0]["bleu"] == pytest.approx([100.0])
 
 

@@ -253,17 +253,24 @@ def test_the_skip_row_is_the_mean_over_its_seeds(tmp_path, monkeypatch):
     assert metrics["skip"] == "mean over the outputs of seeds 5..7 (each word dropped with p = 0.4)"
 
 
+def bpe_turk(root: Path, **skip_spec) -> dict:
+    """A one-sentence Turk-like test set segmented with BPE (your own data), where the DAG puts it, and the params
+    that score simp_skip (``skip_spec`` updated) on it by BLEU alone."""
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["datasets"]["turk"].update(segmentation="bpe", merges=10, evaluation={"metrics": ["bleu"]})
+    raw["systems"]["simp_skip"].update(skip_spec)
+    test = root / "data/segmented/turk.bpe"
+    test.mkdir(parents=True)
+    (test / "test.src").write_text("the re@@ cip@@ ient passed away today\n")
+    (test / "test.tgt").write_text("the recipient passed away today\n")
+    return raw
+
+
 def test_the_skip_row_over_seeds_restores_bpe_before_scoring(tmp_path, monkeypatch):
     """A skip row over seeds on BPE data (your own Turk-like set segmented with BPE): with p = 0 every seed returns
     the source, whose "@@ " joins must be undone before BLEU against the word references, as for one seed."""
     monkeypatch.chdir(tmp_path)
-    raw = _project(suites=["simplification"], data=["turk"])
-    raw["datasets"]["turk"].update(segmentation="bpe", merges=10, evaluation={"metrics": ["bleu"]})
-    raw["systems"]["simp_skip"].update(probability=0.0, seeds=2, sweep=[])
-    test = tmp_path / "data/segmented/turk.bpe"
-    test.mkdir(parents=True)
-    (test / "test.src").write_text("the re@@ cip@@ ient passed away today\n")
-    (test / "test.tgt").write_text("the recipient passed away today\n")
+    raw = bpe_turk(tmp_path, probability=0.0, seeds=2, sweep=[])
     from paragen.scoring.evaluation import evaluate_skip_seeds
 
     result = evaluate_skip_seeds(parse_config(raw), "simp_skip")
