@@ -55,3 +55,30 @@ def test_the_decoder_steps_its_gru_through_the_cpu_cell_and_keeps_the_checkpoint
     monkeypatch.setattr(cells._GRUCellFunction, "apply", lambda *a: calls.append(1) or original(*a))
     model.decoder.cell(torch.randn(2, model.decoder.cell.input_size), torch.randn(2, 4))
     assert calls == [1]
+
+
+def test_the_form_traced_under_torch_compile_passes_the_same_checks(monkeypatch):
+    """Under torch.compile the backward concatenates the gate gradients (dynamo cannot trace ``out=`` into column
+    views); that form must pass the same gradient check, and the hidden-side cell (precomputed input gates) too."""
+    from paragen.models.cells import _GRUHidden
+
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    cell, x, h = _cell_and_inputs(torch.float64)
+    assert torch.autograd.gradcheck(_GRUCellFunction.apply,
+                                    (x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh))
+    gates = torch.randn(3, 12, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda g, s, w, b: _GRUHidden.apply(g, s, w, b, None),
+                                    (gates, h, cell.weight_hh, cell.bias_hh))
+
+
+def test_the_hidden_side_cell_is_nn_grucell_given_its_input_gates():
+    """gru_hidden(W_ih x + b_ih, h) is nn.GRUCell(x, h), and its gradients flow to the gates, h, W_hh and b_hh."""
+    from paragen.models.cells import _GRUHidden, gru_hidden
+
+    cell, x, h = _cell_and_inputs(torch.float32)
+    gates = torch.nn.functional.linear(x, cell.weight_ih, cell.bias_ih)
+    torch.testing.assert_close(gru_hidden(gates, h, cell.weight_hh, cell.bias_hh), cell(x, h), atol=1e-6, rtol=0)
+    cell64, x64, h64 = _cell_and_inputs(torch.float64)
+    gates64 = torch.nn.functional.linear(x64, cell64.weight_ih, cell64.bias_ih).detach().requires_grad_()
+    assert torch.autograd.gradcheck(lambda g, s, w, b: _GRUHidden.apply(g, s, w, b, None),
+                                    (gates64, h64, cell64.weight_hh, cell64.bias_hh))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from paragen.models.deferred import DeferredGradients
+
 
 class Attention(nn.Module):
     """Softmax attention over ``memory`` (batch, src_len, memory_size) for a query (batch, query_size)."""
@@ -55,3 +57,53 @@ class Attention(nn.Module):
         weights = torch.softmax(self.energies(query, keys).masked_fill(padding, float("-inf")), dim=-1)
         context = torch.bmm(weights.unsqueeze(1), memory).squeeze(1)
         return context, weights
+
+
+class _MultiplicativeAttention(torch.autograd.Function):
+    """``dot``/``general`` attention for one step of a loop over a fixed memory, with the gradients of ``keys``
+    (batch, src_len, query_size) and ``memory`` (batch, src_len, memory_size) recorded in their
+    :class:`DeferredGradients` (batched) and summed after the loop: per step, the context's backward would add a
+    memory-sized tensor, and the score's a keys-sized one. Same forward operators as :meth:`Attention.forward`."""
+
+    @staticmethod
+    def forward(ctx, query, keys, memory, padding, deferred_keys, deferred_memory):
+        scores = (keys * query.unsqueeze(1)).sum(-1).masked_fill(padding, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)  # (batch, src_len)
+        ctx.save_for_backward(query, keys, memory, weights)
+        ctx.deferred = deferred_keys, deferred_memory
+        return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_context, grad_weights):
+        query, keys, memory, weights = ctx.saved_tensors
+        deferred_keys, deferred_memory = ctx.deferred
+        if grad_context is None:
+            grad_context = torch.zeros_like(memory[:, 0])
+        through = torch.bmm(memory, grad_context.unsqueeze(2)).squeeze(2)  # ∂L/∂weights via the context
+        if grad_weights is not None:
+            through = through + grad_weights
+        grad_scores = torch.ops.aten._softmax_backward_data(through, weights, -1, weights.dtype)  # 0 at padding
+        deferred_memory.add(weights, grad_context)
+        deferred_keys.add(grad_scores, query)
+        grad_query = torch.bmm(grad_scores.unsqueeze(1), keys).squeeze(1)
+        return grad_query, None, None, None, None, None
+
+
+class LoopAttention:
+    """Teacher forcing's attention over one batch's memory: :meth:`Attention.forward`'s numbers, with the memory's
+    and keys' gradients summed after the step loop (``dot``/``general`` scores; :meth:`usable` says when)."""
+
+    def __init__(self, keys: torch.Tensor, memory: torch.Tensor, padding: torch.Tensor):
+        self.keys = DeferredGradients(keys, batched=True)
+        self.memory = DeferredGradients(memory, batched=True)
+        self.padding = padding
+
+    @staticmethod
+    def usable(attention: Attention, memory: torch.Tensor) -> bool:
+        return attention.score in ("dot", "general") and torch.is_grad_enabled() and memory.requires_grad
+
+    def __call__(self, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Context (batch, memory_size) and weights (batch, src_len) for ``query`` (batch, query_size)."""
+        return _MultiplicativeAttention.apply(query, self.keys.weight, self.memory.weight, self.padding, self.keys,
+                                              self.memory)

@@ -39,8 +39,10 @@ from typing import Literal
 import torch
 from torch import nn
 
-from paragen.models.attention import Attention
-from paragen.models.cells import GRUCell
+from paragen.models import deferred
+from paragen.models.attention import Attention, LoopAttention
+from paragen.models.cells import GRUCell, gru_hidden
+from paragen.models.deferred import DeferredGradients, LoopLinears
 from paragen.models.state import Encoded, float32_recurrence
 
 State = dict[str, torch.Tensor]
@@ -113,16 +115,32 @@ class RecurrentDecoder(nn.Module):
         step's token at once, (batch, tgt_len) -> (batch, tgt_len, embedding_size), outside the step loop."""
         return self.dropout(self.embedding(tokens))
 
-    def forward(self, tokens: torch.Tensor, state: State, encoded: Encoded,
-                extra: torch.Tensor | None, embedded: torch.Tensor | None = None) -> tuple[State, torch.Tensor | None]:
+    def forcing(self, embedded: torch.Tensor, encoded: Encoded) -> Forcing | None:
+        """What teacher forcing can prepare before its loop for ``embedded`` (batch, tgt_len, embedding_size), the
+        cell's word inputs of every step: a GRU's on the CPU without autocast (:class:`Forcing`); None otherwise."""
+        if (self.cell_type != "gru" or embedded.device.type != "cpu" or not self.cell.bias
+                or torch.is_autocast_enabled("cpu")):
+            return None
+        attention = None
+        if self.attention is not None and LoopAttention.usable(self.attention, encoded.memory):
+            attention = LoopAttention(encoded.projections["attention"], encoded.memory, encoded.pad())
+        return Forcing(self.cell, embedded, attention)
+
+    def forward(self, tokens: torch.Tensor, state: State, encoded: Encoded, extra: torch.Tensor | None,
+                embedded: torch.Tensor | None = None,
+                forcing: Forcing | None = None) -> tuple[State, torch.Tensor | None]:
         """One step for ``tokens`` (batch,) in V (or their ``embedded`` inputs (batch, embedding_size), from
-        :meth:`embed`); returns the new state and attention weights."""
-        parts = [self.embed(tokens) if embedded is None else embedded, state[self.feed_key]]
-        if extra is not None:
-            parts.append(extra)
+        :meth:`embed`; with ``forcing``, this step's word-side gates from :attr:`Forcing.word_gates`); returns the
+        new state and attention weights."""
+        fed = [state[self.feed_key]] if extra is None else [state[self.feed_key], extra]
         new_state = dict(state)
-        new_state["hidden"], cell_state = self._run(self.cell, torch.cat(parts, dim=-1), state["hidden"],
-                                                    state.get("cell"))
+        if forcing is not None:
+            inputs = fed[0] if extra is None else torch.cat(fed, dim=-1)
+            new_state["hidden"], cell_state = forcing.bottom(embedded, inputs, state["hidden"]), None
+        else:
+            parts = [self.embed(tokens) if embedded is None else embedded, *fed]
+            new_state["hidden"], cell_state = self._run(self.cell, torch.cat(parts, dim=-1), state["hidden"],
+                                                        state.get("cell"))
         if cell_state is not None:
             new_state["cell"] = cell_state
         if self.upper:
@@ -138,7 +156,36 @@ class RecurrentDecoder(nn.Module):
         weights = None
         if self.attention is None:
             new_state["context"] = encoded.summary
+        elif forcing is not None and forcing.attention is not None:
+            new_state["context"], weights = forcing.attention(self.top(new_state))
         else:
             new_state["context"], weights = self.attention(self.top(new_state), encoded.memory, encoded.mask,
                                                            encoded.projections.get("attention"), encoded.pad())
         return new_state, weights
+
+
+class Forcing:
+    """Teacher forcing's bottom GRU layer on the CPU, prepared once per batch.
+
+    The cell's input is [e(y_{t-1}); f_{t-1}; extra_t], so W_ih x = W_e e(y_{t-1}) + W_f [f_{t-1}; extra_t]: the
+    word side of every step is known before the loop and runs as one product (:attr:`word_gates`); each step
+    computes only the fed-back side and the hidden side, whose weight gradients are summed after the loop
+    (:mod:`paragen.models.deferred`). The same numbers as :meth:`RecurrentDecoder.forward` without it, to float
+    rounding (tests/test_forcing.py)."""
+
+    def __init__(self, cell: nn.GRUCell, embedded: torch.Tensor, attention: LoopAttention | None):
+        words = embedded.size(-1)
+        with float32_recurrence(embedded):
+            gates = torch.nn.functional.linear(embedded.float(), cell.weight_ih[:, :words], cell.bias_ih)
+        self.word_gates = gates.unbind(1)  # each (batch, 3H): W_e e(y_{t-1}) + b_ih
+        self.fed = DeferredGradients(cell.weight_ih[:, words:])
+        self.hidden = DeferredGradients(cell.weight_hh, cell.bias_hh)
+        self.attention = attention  # dot/general attention with the memory's gradients summed after the loop
+        self.linears = LoopLinears()  # the output layer's h~_t / q_t, when input feeding feeds it back
+
+    def bottom(self, word_gates: torch.Tensor, fed: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        """s_t of the bottom layer from this step's ``word_gates`` (batch, 3H), ``fed`` = [f_{t-1}; extra_t] and
+        s_{t-1} (batch, H), in float32 as :meth:`RecurrentDecoder._run` keeps it."""
+        with float32_recurrence(fed):
+            gates = deferred.linear(fed.float(), self.fed, word_gates)
+            return gru_hidden(gates, hidden.float(), self.hidden.weight, self.hidden.bias, self.hidden)

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from paragen.models.gru_layer import gru_over_time, steps_here
 from paragen.models.selective_gate import SelectiveGate
 from paragen.models.state import float32_recurrence
 
@@ -71,10 +72,13 @@ class RNNEncoder(nn.Module):
         (packing needs them there, and fetching them from a GPU would wait for it)."""
         embedded = self.dropout(self.embedding(src))  # (batch, src_len, emb)
         host = lengths.cpu() if host_lengths is None else host_lengths
-        packed = pack_padded_sequence(embedded.float(), host, batch_first=True, enforce_sorted=False)
         with float32_recurrence(embedded):  # the recurrent state stays float32 under bf16 autocast
-            outputs, final = self.rnn(packed)
-        states, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.size(1))
+            if steps_here(self.rnn, embedded):  # the CPU: no packing (paragen.models.gru_layer says why)
+                states, final = gru_over_time(self.rnn, embedded.float(), host)
+            else:
+                packed = pack_padded_sequence(embedded.float(), host, batch_first=True, enforce_sorted=False)
+                outputs, final = self.rnn(packed)
+                states, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.size(1))
         hidden = states.size(-1) // self.directions
         last = (lengths - 1).clamp(min=0)
         forward_last = states[torch.arange(src.size(0), device=src.device), last, :hidden]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from paragen.models.deferred import LoopLinears, apply_linear
 from paragen.models.state import Encoded
 from paragen.data.vocabulary import BOS_ID, PAD_ID
 
@@ -37,7 +38,9 @@ class _AttentionalOutput(nn.Module):
     """An output layer made of ``attentional`` (s_t, c_t -> the vector input feeding feeds back) and ``log_probs``
     (that vector -> log-probabilities): one step for search, or every step at once after teacher forcing."""
 
-    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor, loop: LoopLinears | None = None) -> torch.Tensor:
+        """The vector input feeding feeds back; ``loop``: teacher forcing's :class:`LoopLinears` (its step loop
+        sums this layer's weight gradients after the loop)."""
         raise NotImplementedError
 
     def log_probs(self, attentional: torch.Tensor) -> torch.Tensor:
@@ -72,9 +75,9 @@ class SoftmaxOutput(_AttentionalOutput):
         """The k x V projection W of Eq. 3 in WEAN's notation, what WEAN Table 5 counts (bias excluded)."""
         return self.project.weight.numel()
 
-    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor, loop: LoopLinears | None = None) -> torch.Tensor:
         """h~_t = tanh(W_h [s_t; c_t] (+ b_h)), (batch, hidden_size): Luong et al. (2015) Eq. 5, 004 Eq. 21."""
-        return torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))
+        return torch.tanh(apply_linear(self.combine, torch.cat([hidden, context], dim=-1), loop))
 
     def scores(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
         """Unnormalised generate-mode scores ψ_g, (batch, vocab_size)."""
@@ -124,9 +127,9 @@ class WeanOutput(_AttentionalOutput):
         return sum(p.numel() for name, p in self.named_parameters()
                    if name.split(".")[0] in ("W_a", "W_q", "W_e", "v"))
 
-    def attentional(self, hidden: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    def attentional(self, hidden: torch.Tensor, context: torch.Tensor, loop: LoopLinears | None = None) -> torch.Tensor:
         """q_t = tanh(W_c [s_t; c_t]) (Eq. 4), (..., embedding_size): the query, and what input feeding feeds."""
-        return torch.tanh(self.query(torch.cat([hidden, context], dim=-1)))
+        return torch.tanh(apply_linear(self.query, torch.cat([hidden, context], dim=-1), loop))
 
     def log_probs(self, query: torch.Tensor) -> torch.Tensor:
         """Eq. 5-6 for queries of shape (..., embedding_size): log-probabilities (..., vocab_size). ``concat``

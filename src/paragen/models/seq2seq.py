@@ -14,7 +14,7 @@ from torch import nn
 
 from paragen.data.batching import Batch, fill_targets
 from paragen.models.char_decoder import CharDecoder
-from paragen.models.decoders import RecurrentDecoder
+from paragen.models.decoders import Forcing, RecurrentDecoder
 from paragen.models.encoders import RNNEncoder
 from paragen.models.outputs import CopyOutput
 from paragen.models.source_prediction import SourcePrediction
@@ -96,26 +96,28 @@ class Seq2Seq(nn.Module):
         """Extended ids with every OOV slot read as <unk>: what the decoder's embedding can look up."""
         return tokens.masked_fill(tokens >= self.vocab_size, UNK_ID)
 
-    def advance(self, tokens: torch.Tensor, state: State, encoded: Encoded,
-                embedded: torch.Tensor | None = None) -> tuple[State, torch.Tensor | None]:
+    def advance(self, tokens: torch.Tensor, state: State, encoded: Encoded, embedded: torch.Tensor | None = None,
+                forcing: Forcing | None = None) -> tuple[State, torch.Tensor | None]:
         """The decoder's step for y_{t-1} (``tokens``: extended ids, (batch,)), with CopyNet's selective read;
-        ``embedded``: the cell's word input when the caller embedded every step at once."""
+        ``embedded``: the cell's word input when the caller embedded every step at once (with ``forcing``, its
+        word-side gates)."""
         extra = self._selective_read(tokens, state, encoded) if self.selective_read else None
         if embedded is None:
             return self.decoder(self.in_vocabulary(tokens), state, encoded, extra)
-        return self.decoder(tokens, state, encoded, extra, embedded)
+        return self.decoder(tokens, state, encoded, extra, embedded, forcing)
 
-    def forced_step(self, tokens: torch.Tensor, embedded: torch.Tensor, state: State,
-                    encoded: Encoded) -> tuple[State, ForcedStep]:
+    def forced_step(self, tokens: torch.Tensor, embedded: torch.Tensor, state: State, encoded: Encoded,
+                    forcing: Forcing | None = None) -> tuple[State, ForcedStep]:
         """One teacher-forced step for gold y_{t-1} (``tokens``: extended ids, (batch,); ``embedded``: their cell
-        input): the decoder, and of the output layer only what step t + 1 reads (h̃_t / q_t when fed back,
-        CopyNet's mode probabilities for its selective read). What :func:`run_teacher_forced` loops over, and
+        input, or with ``forcing`` (:meth:`RecurrentDecoder.forcing`) its word-side gates): the decoder, and of the
+        output layer only what step t + 1 reads (h̃_t / q_t when fed back, CopyNet's mode probabilities for its
+        selective read). What :func:`run_teacher_forced` loops over, and
         what ``training.*.compile`` compiles (:mod:`paragen.training.compiled`)."""
-        state, weights = self.advance(tokens, state, encoded, embedded)
+        state, weights = self.advance(tokens, state, encoded, embedded, forcing)
         top, context = self.decoder.top(state), state["context"]
         fed = p_generate = p_copy = None
         if self.decoder.feed_key == "feed":  # Luong input feeding: the cell reads h~_t at step t + 1
-            state["feed"] = fed = self.output.attentional(top, context)
+            state["feed"] = fed = self.output.attentional(top, context, None if forcing is None else forcing.linears)
         if self.selective_read:  # ζ(y_t) at step t + 1 reads this step's copy probabilities
             p_generate, p_copy = self.output.modes(top, context, encoded)
             state["copy_prev"] = p_copy
@@ -210,6 +212,8 @@ def run_teacher_forced(model: Seq2Seq, batch: Batch, keep_attention: bool = Fals
     The word inputs are embedded before the loop, and the output layer (vocabulary projection, log-softmax, WEAN's
     embedding queries, CopyNet's extended vocabulary) runs once over every step after it: the same numbers as
     calling :meth:`Seq2Seq.step` at each position, with a fraction of the operators per step (bench/op_count.py).
+    With gradients on the CPU, a GRU decoder also runs the word side of its input projection before the loop and
+    sums the gradients of the weights and memory every step reads after it (:class:`paragen.models.decoders.Forcing`).
     """
     encoded = model.encode(batch)
     state = model.initial_state(encoded)
@@ -217,9 +221,11 @@ def run_teacher_forced(model: Seq2Seq, batch: Batch, keep_attention: bool = Fals
     compiled = model.compiled_step is not None and model.training and torch.is_grad_enabled()
     forced_step = model.compiled_step if compiled else model.forced_step  # validation: eager (CUDA graphs would
     # overwrite a step's outputs at the next step when no backward follows)
+    forcing = None if compiled or not torch.is_grad_enabled() else model.decoder.forcing(embedded, encoded)
+    words = embedded.unbind(1) if forcing is None else forcing.word_gates  # each (batch, ·): step t's word input
     steps = []
     for t in range(batch.tgt_in.size(1)):
-        state, kept = forced_step(batch.tgt_in[:, t], embedded[:, t], state, encoded)
+        state, kept = forced_step(batch.tgt_in[:, t], words[t], state, encoded, forcing)
         steps.append(kept)
 
     def stacked(field: str) -> torch.Tensor | None:

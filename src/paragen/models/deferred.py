@@ -1,0 +1,118 @@
+"""Gradients of a weight that a loop reads at every step, summed once after the loop in one matrix product.
+
+Why: backward through T steps of ``y_t = x_t W^T + b`` computes, at every step, ``grad_t^T x_t`` (the weight's full
+size from a product over one batch) and adds it into the weight's gradient: T small, memory-bound products and T
+additions of a weight-sized tensor. The sum is the same product over all steps at once,
+``[grad_1; ..; grad_T]^T [x_1; ..; x_T]``, which runs as one large product. On a 2-core CPU the per-step products
+and their additions were about a seventh of a training step of the JoeyNMT anchor's model (docs/speed.md).
+
+How: :class:`DeferredGradients` passes the weight and bias through :class:`_SumAfterLoop`, whose outputs (the same
+tensors) are what the loop reads. A step's hand-written backward (e.g. :class:`paragen.models.cells._GRUHidden`)
+records its ``(grad_t, x_t)`` with :meth:`DeferredGradients.add` and returns no gradient for them; autograd runs
+``_SumAfterLoop``'s backward only after every step that read its outputs, and it turns the records into the
+weight's and bias's gradients. Used only where the loop runs with gradients (teacher forcing); search calls the
+same functions with ``deferred=None``.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class _SumAfterLoop(torch.autograd.Function):
+    """Identity on ``params``; its backward returns the gradients ``owner`` recorded, summed in one product."""
+
+    @staticmethod
+    def forward(ctx, owner: DeferredGradients, *params: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ctx.owner = owner
+        ctx.set_materialize_grads(False)  # an output no ordinary operator read gets None, not a zero tensor
+        return tuple(p.view_as(p) for p in params)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, *direct: torch.Tensor):
+        summed = ctx.owner.take()
+        grads = tuple(d if s is None else s if d is None else s + d for s, d in zip(summed, direct))
+        return (None, *grads)  # direct: what ordinary operators that also read the outputs sent back (or None)
+
+
+class DeferredGradients:
+    """A weight (out, in) and optional bias (out,) read by every step of one loop.
+
+    ``weight`` and ``bias`` are what the steps must read; each step's backward calls :meth:`add` with its output
+    gradient (batch, out) and input (batch, in). With ``batched``, the weight is a per-sentence tensor
+    (batch, out, in), such as the attention memory a step reads, and a step adds (batch, out) and (batch, in):
+    the sum is one batched product."""
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, batched: bool = False):
+        self.batched = batched
+        self._grads: list[torch.Tensor] = []
+        self._inputs: list[torch.Tensor] = []
+        params = (weight,) if bias is None else (weight, bias)
+        outputs = _SumAfterLoop.apply(self, *params)
+        self.weight = outputs[0]
+        self.bias = outputs[1] if bias is not None else None
+
+    def add(self, grad_output: torch.Tensor, inputs: torch.Tensor) -> None:
+        self._grads.append(grad_output)
+        self._inputs.append(inputs)
+
+    def take(self) -> tuple[torch.Tensor | None, ...]:
+        """(grad of weight, grad of bias) over every recorded step, then forget them (a second backward of the
+        same graph records afresh); (None, None) when no step recorded anything."""
+        if not self._grads:
+            return (None, None) if self.bias is not None else (None,)
+        if self.batched:  # (batch, steps, out) and (batch, steps, in)
+            grads, inputs = torch.stack(self._grads, dim=1), torch.stack(self._inputs, dim=1)
+            weight = grads.transpose(1, 2).bmm(inputs)
+        else:  # (steps * batch, out), (steps * batch, in)
+            grads, inputs = torch.cat(self._grads), torch.cat(self._inputs)
+            weight = grads.t().mm(inputs)
+        self._grads, self._inputs = [], []
+        return (weight, grads.sum(0)) if self.bias is not None else (weight,)
+
+
+class _Linear(torch.autograd.Function):
+    """``x W^T`` plus ``base`` with W's gradient recorded in ``deferred`` instead of returned: x (batch, in),
+    W (out, in); ``base`` is ``deferred``'s bias (out,) (``per_step`` False: its gradient is summed after the loop
+    too), a tensor (batch, out) of this step (``per_step`` True: its gradient is returned), or None."""
+
+    @staticmethod
+    def forward(ctx, x, weight, base, deferred, per_step):
+        ctx.deferred, ctx.per_step = deferred, per_step
+        ctx.save_for_backward(x, weight)
+        return x.mm(weight.t()) if base is None else torch.addmm(base, x, weight.t())
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        ctx.deferred.add(grad, x)
+        needs = ctx.needs_input_grad
+        return grad.mm(weight) if needs[0] else None, None, grad if ctx.per_step and needs[2] else None, None, None
+
+
+def linear(x: torch.Tensor, deferred: DeferredGradients, base: torch.Tensor) -> torch.Tensor:
+    """``base + x W^T`` for W = ``deferred.weight`` and this step's ``base`` (batch, out): (batch, in) ->
+    (batch, out)."""
+    return _Linear.apply(x, deferred.weight, base, deferred, True)
+
+
+class LoopLinears:
+    """``nn.Linear`` layers that one loop applies at every step, their gradients summed after it: call
+    ``loop(layer, x)`` where the step would call ``layer(x)``, x (batch, in) -> (batch, out)."""
+
+    def __init__(self):
+        self._deferred: dict[nn.Linear, DeferredGradients] = {}
+
+    def __call__(self, layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
+        deferred = self._deferred.get(layer)
+        if deferred is None:
+            deferred = self._deferred[layer] = DeferredGradients(layer.weight, layer.bias)
+        return _Linear.apply(x, deferred.weight, deferred.bias, deferred, False)
+
+
+def apply_linear(layer: nn.Linear, x: torch.Tensor, loop: LoopLinears | None) -> torch.Tensor:
+    """``layer(x)``, through ``loop`` when a step loop defers its gradients (teacher forcing), else directly."""
+    return layer(x) if loop is None else loop(layer, x)
