@@ -62,7 +62,7 @@ class Attention(nn.Module):
 class _MultiplicativeAttention(torch.autograd.Function):
     """``dot``/``general`` attention for one step of a loop over a fixed memory, with the gradients of ``keys``
     (batch, src_len, query_size) and ``memory`` (batch, src_len, memory_size) recorded in their
-    :class:`DeferredGradients` (batched) and summed after the loop: per step, the context's backward would add a
+    :class:`DeferredGradients` and summed after the loop: per step, the context's backward would add a
     memory-sized tensor, and the score's a keys-sized one. Same forward operators as :meth:`Attention.forward`."""
 
     @staticmethod
@@ -84,8 +84,8 @@ class _MultiplicativeAttention(torch.autograd.Function):
         if grad_weights is not None:
             through = through + grad_weights
         grad_scores = torch.ops.aten._softmax_backward_data(through, weights, -1, weights.dtype)  # 0 at padding
-        deferred_memory.add(weights, grad_context)
-        deferred_keys.add(grad_scores, query)
+        deferred_memory.add(weights.unsqueeze(1), grad_context.unsqueeze(1))  # one row per sentence
+        deferred_keys.add(grad_scores.unsqueeze(1), query.unsqueeze(1))
         grad_query = torch.bmm(grad_scores.unsqueeze(1), keys).squeeze(1)
         return grad_query, None, None, None, None, None
 
@@ -95,8 +95,8 @@ class LoopAttention:
     and keys' gradients summed after the step loop (``dot``/``general`` scores; :meth:`usable` says when)."""
 
     def __init__(self, keys: torch.Tensor, memory: torch.Tensor, padding: torch.Tensor):
-        self.keys = DeferredGradients(keys, batched=True)
-        self.memory = DeferredGradients(memory, batched=True)
+        self.keys = DeferredGradients(keys)
+        self.memory = DeferredGradients(memory)
         self.padding = padding
 
     @staticmethod

@@ -22,35 +22,35 @@ from paragen.models.deferred import DeferredGradients
 
 
 def _gates(gi: torch.Tensor, gh: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """h' from the input side gi = W_ih x + b_ih and the hidden side gh = W_hh h + b_hh, each (batch, 3H) in r, z, n
-    order; also returns what the backward reads: rz (batch, 2H) and n (batch, H)."""
-    size = h.size(1)
-    rz = torch.sigmoid(gi[:, : 2 * size] + gh[:, : 2 * size])  # (batch, 2H): r then z
-    n = torch.tanh(torch.addcmul(gi[:, 2 * size:], rz[:, :size], gh[:, 2 * size:]))
-    return torch.lerp(n, h, rz[:, size:]), rz, n
+    """h' from the input side gi = W_ih x + b_ih and the hidden side gh = W_hh h + b_hh, each (..., batch, 3H) in
+    r, z, n order; also returns what the backward reads: rz (..., batch, 2H) and n (..., batch, H)."""
+    size = h.size(-1)
+    rz = torch.sigmoid(gi[..., : 2 * size] + gh[..., : 2 * size])  # r then z
+    n = torch.tanh(torch.addcmul(gi[..., 2 * size:], rz[..., :size], gh[..., 2 * size:]))
+    return torch.lerp(n, h, rz[..., size:]), rz, n
 
 
 def _gates_backward(grad: torch.Tensor, h: torch.Tensor, rz: torch.Tensor, n: torch.Tensor,
                     gh_n: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """From ∂L/∂h' (batch, H): ∂L/∂gi and ∂L/∂gh (batch, 3H) and the part of ∂L/∂h that does not pass W_hh.
-    Each gate's gradient is written into its columns of one buffer (``out=``) rather than concatenated."""
-    size = h.size(1)
-    r, z = rz[:, :size], rz[:, size:]
+    """From ∂L/∂h' (..., batch, H): ∂L/∂gi and ∂L/∂gh (..., batch, 3H) and the part of ∂L/∂h that does not pass
+    W_hh. Each gate's gradient is written into its columns of one buffer (``out=``) rather than concatenated."""
+    size = h.size(-1)
+    r, z = rz[..., :size], rz[..., size:]
     through_z = grad * z  # ∂h'/∂h along z ⊙ h, and the part of grad that does not reach n
     grad_n = grad - through_z  # grad ⊙ (1 − z)
     if torch.compiler.is_compiling():  # dynamo cannot trace ``out=`` into column views: concatenate instead
         grad_an = torch.ops.aten.tanh_backward(grad_n, n)
-        grad_rz = torch.ops.aten.sigmoid_backward(torch.cat([grad_an * gh_n, grad * (h - n)], dim=1), rz)
-        return torch.cat([grad_rz, grad_an], dim=1), torch.cat([grad_rz, grad_an * r], dim=1), through_z
-    grad_gi = grad.new_empty(grad.size(0), 3 * size)  # (batch, 3H): r, z, n
-    grad_an = torch.ops.aten.tanh_backward.grad_input(grad_n, n, grad_input=grad_gi[:, 2 * size:])  # n's input
-    through_rz = grad.new_empty(grad.size(0), 2 * size)  # ∂L/∂r, ∂L/∂z before the sigmoid
-    torch.mul(grad_an, gh_n, out=through_rz[:, :size])
-    torch.mul(grad, h - n, out=through_rz[:, size:])
-    torch.ops.aten.sigmoid_backward.grad_input(through_rz, rz, grad_input=grad_gi[:, : 2 * size])
+        grad_rz = torch.ops.aten.sigmoid_backward(torch.cat([grad_an * gh_n, grad * (h - n)], dim=-1), rz)
+        return torch.cat([grad_rz, grad_an], dim=-1), torch.cat([grad_rz, grad_an * r], dim=-1), through_z
+    grad_gi = grad.new_empty(*grad.shape[:-1], 3 * size)  # r, z, n
+    grad_an = torch.ops.aten.tanh_backward.grad_input(grad_n, n, grad_input=grad_gi[..., 2 * size:])  # n's input
+    through_rz = grad.new_empty(*grad.shape[:-1], 2 * size)  # ∂L/∂r, ∂L/∂z before the sigmoid
+    torch.mul(grad_an, gh_n, out=through_rz[..., :size])
+    torch.mul(grad, h - n, out=through_rz[..., size:])
+    torch.ops.aten.sigmoid_backward.grad_input(through_rz, rz, grad_input=grad_gi[..., : 2 * size])
     grad_gh = torch.empty_like(grad_gi)
-    grad_gh[:, : 2 * size] = grad_gi[:, : 2 * size]
-    torch.mul(grad_an, r, out=grad_gh[:, 2 * size:])
+    grad_gh[..., : 2 * size] = grad_gi[..., : 2 * size]
+    torch.mul(grad_an, r, out=grad_gh[..., 2 * size:])
     return grad_gi, grad_gh, through_z
 
 
@@ -81,7 +81,9 @@ class _GRUCellFunction(torch.autograd.Function):
 
 
 class _GRUHidden(torch.autograd.Function):
-    """h' from precomputed input gates gi = W_ih x + b_ih (batch, 3H), h (batch, H), W_hh (3H, H), b_hh (3H,).
+    """h' from precomputed input gates gi = W_ih x + b_ih (batch, 3H), h (batch, H), W_hh (3H, H), b_hh (3H,), or
+    several independent cells at once (the directions of a bidirectional layer): (dirs, batch, 3H), (dirs, batch, H),
+    (dirs, 3H, H), (dirs, 3H).
 
     A layer that runs over a whole known input sequence computes gi for every step in one product before its loop;
     only the hidden side runs per step. With ``deferred`` (a :class:`paragen.models.deferred.DeferredGradients` of
@@ -90,10 +92,13 @@ class _GRUHidden(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, gi, h, w_hh, b_hh, deferred):
-        gh = torch.addmm(b_hh, h, w_hh.t())
+        if h.dim() == 2:
+            gh = torch.addmm(b_hh, h, w_hh.t())
+        else:  # one slice per direction: (dirs, batch, H) x (dirs, H, 3H)
+            gh = torch.baddbmm(b_hh.unsqueeze(1), h, w_hh.transpose(1, 2))
         out, rz, n = _gates(gi, gh, h)
         ctx.deferred = deferred
-        ctx.save_for_backward(h, w_hh, rz, n, gh[:, 2 * h.size(1):])
+        ctx.save_for_backward(h, w_hh, rz, n, gh[..., 2 * h.size(-1):])
         return out
 
     @staticmethod
@@ -102,12 +107,14 @@ class _GRUHidden(torch.autograd.Function):
         h, w_hh, rz, n, gh_n = ctx.saved_tensors
         grad_gi, grad_gh, through_z = _gates_backward(grad, h, rz, n, gh_n)
         needs = ctx.needs_input_grad
-        grad_h = torch.addmm(through_z, grad_gh, w_hh) if needs[1] else None
+        grad_h = None
+        if needs[1]:
+            grad_h = torch.addmm(through_z, grad_gh, w_hh) if h.dim() == 2 else torch.baddbmm(through_z, grad_gh, w_hh)
         if ctx.deferred is not None:
             ctx.deferred.add(grad_gh, h)
             return grad_gi, grad_h, None, None, None
-        grad_w_hh = grad_gh.t().mm(h) if needs[2] else None
-        grad_b_hh = grad_gh.sum(0) if needs[3] else None
+        grad_w_hh = grad_gh.transpose(-1, -2) @ h if needs[2] else None
+        grad_b_hh = grad_gh.sum(-2) if needs[3] else None
         return grad_gi, grad_h, grad_w_hh, grad_b_hh, None
 
 

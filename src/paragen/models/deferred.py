@@ -20,57 +20,65 @@ import torch
 from torch import nn
 
 
+class _Records:
+    """Each step's (output gradient, input) for one weight, and their sum after the loop.
+
+    Kept apart from :class:`DeferredGradients`, which holds the tensors the loop reads: ``_SumAfterLoop``'s
+    context refers to this, and were it to refer to an object holding its own outputs, the reference cycle
+    (output -> its autograd node -> context -> output) would keep every batch's graph alive, activations included."""
+
+    def __init__(self, bias: bool):
+        self.bias = bias
+        self.grads: list[torch.Tensor] = []
+        self.inputs: list[torch.Tensor] = []
+
+    def take(self) -> tuple[torch.Tensor | None, ...]:
+        """(grad of weight, grad of bias) over every recorded step, then forget them (a second backward of the
+        same graph records afresh); None for each when no step recorded anything."""
+        if not self.grads:
+            return (None, None) if self.bias else (None,)
+        grads, inputs = torch.cat(self.grads, dim=-2), torch.cat(self.inputs, dim=-2)  # (..., all rows, out / in)
+        self.grads, self.inputs = [], []
+        weight = grads.transpose(-1, -2) @ inputs
+        return (weight, grads.sum(-2)) if self.bias else (weight,)
+
+
 class _SumAfterLoop(torch.autograd.Function):
-    """Identity on ``params``; its backward returns the gradients ``owner`` recorded, summed in one product."""
+    """Identity on ``params``; its backward returns the gradients the steps recorded in ``records``, summed."""
 
     @staticmethod
-    def forward(ctx, owner: DeferredGradients, *params: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        ctx.owner = owner
+    def forward(ctx, records: _Records, *params: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ctx.records = records
         ctx.set_materialize_grads(False)  # an output no ordinary operator read gets None, not a zero tensor
         return tuple(p.view_as(p) for p in params)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, *direct: torch.Tensor):
-        summed = ctx.owner.take()
+        summed = ctx.records.take()
         grads = tuple(d if s is None else s if d is None else s + d for s, d in zip(summed, direct))
         return (None, *grads)  # direct: what ordinary operators that also read the outputs sent back (or None)
 
 
 class DeferredGradients:
-    """A weight (out, in) and optional bias (out,) read by every step of one loop.
+    """A weight (..., out, in) and optional bias (..., out) read by every step of one loop.
 
     ``weight`` and ``bias`` are what the steps must read; each step's backward calls :meth:`add` with its output
-    gradient (batch, out) and input (batch, in). With ``batched``, the weight is a per-sentence tensor
-    (batch, out, in), such as the attention memory a step reads, and a step adds (batch, out) and (batch, in):
-    the sum is one batched product."""
+    gradient (..., rows, out) and input (..., rows, in): a batch's rows for a weight (out, in); one slice per
+    direction for stacked weights (dirs, out, in); or, for a per-sentence tensor such as the attention memory
+    (batch, src_len, size), one row per sentence, (batch, 1, src_len) and (batch, 1, size). The sum joins every
+    step's rows and multiplies once."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, batched: bool = False):
-        self.batched = batched
-        self._grads: list[torch.Tensor] = []
-        self._inputs: list[torch.Tensor] = []
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
+        self._records = _Records(bias is not None)
         params = (weight,) if bias is None else (weight, bias)
-        outputs = _SumAfterLoop.apply(self, *params)
+        outputs = _SumAfterLoop.apply(self._records, *params)
         self.weight = outputs[0]
         self.bias = outputs[1] if bias is not None else None
 
     def add(self, grad_output: torch.Tensor, inputs: torch.Tensor) -> None:
-        self._grads.append(grad_output)
-        self._inputs.append(inputs)
-
-    def take(self) -> tuple[torch.Tensor | None, ...]:
-        """(grad of weight, grad of bias) over every recorded step, then forget them (a second backward of the
-        same graph records afresh); (None, None) when no step recorded anything."""
-        if not self._grads:
-            return (None, None) if self.bias is not None else (None,)
-        if self.batched:  # (batch, steps, out) and (batch, steps, in)
-            grads, inputs = torch.stack(self._grads, dim=1), torch.stack(self._inputs, dim=1)
-            weight = grads.transpose(1, 2).bmm(inputs)
-        else:  # (steps * batch, out), (steps * batch, in)
-            grads, inputs = torch.cat(self._grads), torch.cat(self._inputs)
-            weight = grads.t().mm(inputs)
-        self._grads, self._inputs = [], []
-        return (weight, grads.sum(0)) if self.bias is not None else (weight,)
+        self._records.grads.append(grad_output)
+        self._records.inputs.append(inputs)
 
 
 class _Linear(torch.autograd.Function):
