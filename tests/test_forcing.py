@@ -168,3 +168,26 @@ def test_a_trained_batch_leaves_nothing_alive(monkeypatch):
     gc.collect()
     assert len(alive) >= 5  # encoder and decoder recurrences, attention memory and keys, the attentional layer
     assert [ref for ref in alive if ref() is not None] == []
+
+
+@pytest.mark.parametrize("score", ["bahdanau", "concat"])
+def test_additive_scores_and_their_gradients_are_v_tanh_of_the_sum(score):
+    """The additive score, computed with an in-place tanh and a matrix-vector product, is v^T tanh(W_q s + k_j)
+    written out here with the layers' weights, and so are its gradients (float64, torch's numerical check too)."""
+    from paragen.models.attention import Attention
+
+    torch.manual_seed(4)
+    attention = Attention(score, 3, 5).double()
+    query = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    keys = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    w_q, v = attention.W_q.weight, attention.v.weight[0]
+    expected = torch.stack([torch.stack([torch.tanh(w_q @ query[b] + keys[b, j]) @ v for j in range(4)])
+                            for b in range(2)])
+    scores = attention.energies(query, keys)
+    torch.testing.assert_close(scores, expected, atol=1e-12, rtol=0)
+    weights = torch.randn(2, 4, dtype=torch.float64)
+    got = torch.autograd.grad((scores * weights).sum(), [query, keys, w_q, attention.v.weight])
+    want = torch.autograd.grad((expected * weights).sum(), [query, keys, w_q, attention.v.weight])
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, atol=1e-12, rtol=0)
+    assert torch.autograd.gradcheck(attention.energies, (query, keys))

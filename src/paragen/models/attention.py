@@ -42,10 +42,14 @@ class Attention(nn.Module):
         """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``.
 
         ``dot``/``general``: ``keys · query`` as a multiply and a sum over the last axis, not a ``bmm`` with a single
-        query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md)."""
+        query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md).
+        ``concat``/``bahdanau``: the tanh in place on the sum it is applied to (autograd's tanh backward reads
+        only its output) and v as a matrix-vector product: the same numbers as ``v(tanh(.))``, in fewer passes
+        over the (batch, src_len, size) tensor."""
         if self.score in ("dot", "general"):
             return (keys * query.unsqueeze(1)).sum(-1)
-        return self.v(torch.tanh(self.W_q(query).unsqueeze(1) + keys)).squeeze(2)
+        hidden = torch.add(keys, self.W_q(query).unsqueeze(1)).tanh_()  # (batch, src_len, size), a fresh tensor
+        return torch.matmul(hidden, self.v.weight[0])  # v^T tanh(.): a vector product, not a one-column ``Linear``
 
     def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
                 keys: torch.Tensor | None = None, padding: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
