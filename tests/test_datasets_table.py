@@ -33,3 +33,45 @@ def test_system_outputs_are_listed_with_their_expected_lines(tmp_path):
     rows = {r.split: r for r in collect_system_outputs(tmp_path)}
     assert rows["WikiLarge/Dress.lower"].pairs == 2 and rows["WikiLarge/Dress.lower"].paper == 359
     assert rows["WikiSmall/Hybrid"].pairs is None and "not fetched" in rows["WikiSmall/Hybrid"].note
+
+
+def test_each_note_every_field_and_the_rendered_rows(tmp_path):
+    """Every field of a row worked out by hand, and each note: references only (no sources mirrored), the
+    turk-mini label, coverage impossible without a training split, and prepare.json's options; the Markdown and CSV
+    lines as a reader sees them."""
+    import json
+
+    turk = tmp_path / "turk"  # no training split: no vocabulary; two references; test has no sources
+    write_lines(turk / "valid.src", ["x y z", "x"])
+    write_lines(turk / "valid.tgt", ["x y", "z"])
+    write_lines(turk / "test.tgt", ["p q r"])
+    for k in range(2):
+        write_lines(turk / f"valid.ref.{k}", ["x y", "z"])
+    (turk / "prepare.json").write_text(json.dumps({"options": {"lowercase": True}}))
+    mini = tmp_path / "turk_mini"
+    write_lines(mini / "train.src", ["a a b", "c"])
+    write_lines(mini / "train.tgt", ["a", "c d"])
+    rows = {(r.dataset, r.split): r for r in collect(tmp_path)}
+    valid = rows[("turk", "valid")]
+    # 2 pairs, 2 references, tokens 3 (targets) + 4 (sources), mean source 4/2, mean target 3/2, no coverage
+    assert (valid.pairs, valid.references, valid.tokens, valid.mean_source, valid.mean_target, valid.coverage,
+            valid.paper) == (2, 2, 7, 2.0, 1.5, None, 2000)
+    assert valid.note == "coverage needs the training split; options: {'lowercase': True}"
+    test = rows[("turk", "test")]
+    assert (test.pairs, test.references, test.tokens, test.mean_source, test.mean_target) == (1, 1, 3, None, 3.0)
+    assert test.note == ("references only (sources not mirrored); coverage needs the training split; "
+                         "options: {'lowercase': True}")
+    train = rows[("turk_mini", "train")]
+    # vocabulary from train.src + train.tgt: a, b, c, d; every target token covered
+    assert (train.pairs, train.tokens, train.mean_source, train.mean_target, train.coverage, train.paper) == (
+        2, 7, 2.0, 1.5, 100.0, None)
+    assert train.note == "turk-mini stand-in suite: NOT the papers' setup (Turk tune + ASSET valid as training data)"
+    assert "needs the local mirror" in rows[("turk_mini", "test")].note
+    assert rows[("gigaword", "train")].note.startswith("the Rush et al. release must be placed by hand")
+    md = to_markdown([valid, test]).splitlines()
+    assert md[-2] == ("| turk | valid | 2 | 2,000 | 2 | 7 | 2.0 | 1.5 | — | coverage needs the training split; "
+                      "options: {'lowercase': True} |")
+    assert md[-1].startswith("| turk | test | 1 | 359 | 1 | 3 | — | 3.0 | — | references only")
+    csv_lines = to_csv([valid]).splitlines()
+    assert csv_lines[1] == ("turk,valid,2,2,7,2.0,1.5,,2000,"
+                            "coverage needs the training split; options: {'lowercase': True}")
