@@ -74,3 +74,20 @@ def test_caption_with_one_seed_is_that_seeds_epoch(tmp_path):
     paths = [_write_log(tmp_path / "seed1.csv", SEED_1)]
     outcomes = {"CopyNet": [(None, SimpleNamespace(best_epoch=3))]}
     assert "CopyNet epoch 1 (10.0; 32.5 at the selected epoch 3)" in closest_epoch_text(_plan(paths), outcomes)
+
+
+def test_the_whole_caption_with_a_row_the_paper_lacks_first(tmp_path):
+    """Rows without a published row are skipped, not the end of the caption: a first row the paper lacks, then
+    CopyNet (its one seed's epoch 1 at 10.0, 32.5 at the selected epoch 3); the sentence exactly as a reader sees
+    it. No row with a published row and a log: no sentence at all."""
+    path = _write_log(tmp_path / "seed1.csv", SEED_1)
+    plan = _plan([path])
+    plan.rows = {"Extra": SimpleNamespace(runs=[SimpleNamespace(train_log=str(path), seed=1)]), **plan.rows}
+    plan.trained_rows = lambda: {"Extra": "x", "CopyNet": "copynet_synthetic"}
+    outcomes = {"CopyNet": [(None, SimpleNamespace(best_epoch=3))]}
+    assert closest_epoch_text(plan, outcomes) == (
+        " Epoch whose per-type validation exact match is closest to the paper's row (mean absolute difference over "
+        "the five types, points; with several seeds their per-epoch mean): CopyNet epoch 1 (10.0; 32.5 at the "
+        "selected epoch 3). The cells are the selected (best validation) checkpoint's test scores.")
+    plan.trained_rows = lambda: {"Extra": "x"}
+    assert closest_epoch_text(plan, outcomes) == ""

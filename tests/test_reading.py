@@ -251,3 +251,18 @@ def test_a_reading_naming_an_unknown_row_or_column_is_refused():
     with pytest.raises(ValueError, match=r"tables\.t\.reading\.metric: 'rouge2' is not a column of the table; "
                                          r"allowed values: \['bleu', 'sari'\]"):
         reading_lines(Reading(floor="identity", metric="rouge2"), table, logs)
+
+
+def test_the_rules_in_words_with_every_threshold():
+    """The heading's sentence with non-default thresholds chosen so that a slip shows: 10 % and 20 % (from the
+    fractions 0.1 and 0.2; 101 × would give 10.1 and 20.2), 12.5 points, epoch 3, the last 4 epochs, and a collapse
+    at 12.34 shown to one decimal (12.3)."""
+    rule = Reading(floor="identity", metric="sari", since_epoch=3, overfit_loss_gain=0.1, overfit_accuracy_rise=12.5,
+                   undertrained_loss_fall=0.2, last_epochs=4, collapse=Collapse(rows=["Seq2seq"], at_most=12.34))
+    assert rule_text(rule, "SARI") == (
+        "docs/decisions.md M6's rules, fixed before the runs, as M8 reads them: a run whose test SARI is above "
+        "identity's works; below it, it overfits when its validation loss at the best epoch is at most 10.0 % below "
+        "epoch 3's while its training accuracy there rose at least 12.5 points since, is under-trained when its "
+        "validation loss fell more than 20.0 % from epoch E − 4 to its last epoch E, and is undetermined otherwise; "
+        "a run at its epoch cap gets no reading; a listed row collapses when its validation SARI is at most 12.3 at "
+        "every epoch")
