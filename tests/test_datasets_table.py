@@ -75,3 +75,41 @@ def test_each_note_every_field_and_the_rendered_rows(tmp_path):
     csv_lines = to_csv([valid]).splitlines()
     assert csv_lines[1] == ("turk,valid,2,2,7,2.0,1.5,,2000,"
                             "coverage needs the training split; options: {'lowercase': True}")
+
+
+def test_system_output_rows_absent_reasons_and_the_character_vocabulary(tmp_path):
+    """Every field of a fetched and of an absent system-output row; each absent split's reason word for word; LCSTS's
+    coverage counted in characters against its 4,000 most frequent (a 4,001st character is outside)."""
+    from paragen.report.datasets import collect_system_outputs
+
+    raw = tmp_path / "raw"
+    write_lines(raw / "dress_outputs" / "WikiSmall" / "test" / "Dress", ["a b", "c", "d"])  # 4 tokens, 3 lines
+    write_lines(raw / "dress_outputs" / "WikiLarge" / "test" / "Hybrid.lower", [])
+    rows = {r.split: r for r in collect_system_outputs(raw)}
+    assert rows["WikiSmall/Dress"].__dict__ == dict(
+        dataset="dress_outputs", split="WikiSmall/Dress", pairs=3, references=None, tokens=4, mean_source=None,
+        mean_target=4 / 3, coverage=None, paper=100, note="system output (one per sentence)")
+    assert rows["WikiLarge/Hybrid.lower"].mean_target is None and rows["WikiLarge/Hybrid.lower"].pairs == 0
+    assert rows["WikiLarge/Dress.lower"].__dict__ == dict(
+        dataset="dress_outputs", split="WikiLarge/Dress.lower", pairs=None, references=None, tokens=None,
+        mean_source=None, mean_target=None, coverage=None, paper=359,
+        note="not fetched (`paragen fetch dress_outputs`)")
+    assert "| dress_outputs | WikiSmall/Dress | 3 | 100 | — | 4 | — | 1.3 | — |" in to_markdown(list(rows.values()))
+
+    prepared = tmp_path / "prepared"
+    common = "".join(chr(0x4E00 + i) for i in range(4000))  # 4,000 characters seen twice, one seen once
+    write_lines(prepared / "lcsts" / "train.src", [common])
+    write_lines(prepared / "lcsts" / "train.tgt", [common + chr(0x4E00 + 4000)])
+    write_lines(prepared / "lcsts" / "test.src", ["x"])
+    write_lines(prepared / "lcsts" / "test.tgt", [chr(0x4E00 + 4000) + chr(0x4E00)])
+    found = {(r.dataset, r.split): r for r in collect(prepared)}
+    assert found[("lcsts", "test")].coverage == 50.0
+    reasons = {key: row.note for key, row in found.items() if row.pairs is None}
+    assert reasons[("gigaword", "valid")] == ("the Rush et al. release must be placed by hand "
+                                              "(see `paragen fetch gigaword`)")
+    assert reasons[("lcsts", "valid")] == "LCSTS PART I/II need a licence application (see `paragen fetch lcsts`)"
+    assert reasons[("turk_mini", "train")] == ("built from turkcorpus and asset: needs the local mirror "
+                                               "(`paragen evalsets`)")
+    assert reasons[("pwkp", "train")] == ("training set not mirrored here: `paragen fetch pwkp` downloads it where "
+                                          "the internet is reachable")
+    assert reasons[("pwkp", "test")] == "not prepared (run `paragen prepare`)"
