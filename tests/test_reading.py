@@ -266,3 +266,25 @@ def test_the_rules_in_words_with_every_threshold():
         "validation loss fell more than 20.0 % from epoch E − 4 to its last epoch E, and is undetermined otherwise; "
         "a run at its epoch cap gets no reading; a listed row collapses when its validation SARI is at most 12.3 at "
         "every epoch")
+
+
+def test_missing_cells_and_a_missing_first_log_are_read_as_missing_not_as_an_end():
+    """Without the floor's cell, and for a row without a cell, every line says the reading is missing (not an
+    error); a row whose first seed has no log still reads its second seed (skipping, not stopping)."""
+    table, logs = _table()
+    del table.cells[("identity", "sari")]
+    lines = reading_lines(RULE, table, logs)
+    assert lines[0] == "nmt: no reading (its test SARI or the floor row's is missing)"
+    table, logs = _table()
+    del table.cells[("nmt", "sari")]
+    del logs[("critic", 1)]
+    lines = reading_lines(RULE, table, logs)
+    assert lines[0] == "nmt: no reading (its test SARI or the floor row's is missing)"
+    assert [line.split(":")[0] for line in lines] == ["nmt", "critic (seed 2)"]
+
+
+def test_a_fall_in_training_accuracy_reads_below():
+    """Training accuracy 12 at the best epoch 4 against 20 at epoch 2: "8.0 points below epoch 2's" (not "above"),
+    and no overfitting."""
+    text = below_floor(RULE, changed(OVERFITTING, 4, train_accuracy=12.0), STOPPED)
+    assert "training accuracy 8.0 points below epoch 2's" in text and not text.startswith("overfits")

@@ -87,3 +87,24 @@ def test_the_comparisons_csv_carries_every_test_of_the_line_as_exact_numbers(tmp
     path.unlink()  # a comparison not yet run is a line saying so, not a missing line
     (missing,) = comparison_records(config, table_plan(config, "copynet_synthetic"))
     assert missing["note"].startswith("not yet run") and "score_row" not in missing
+
+
+def test_one_seeds_rule_resampling_sentence_word_for_word():
+    """The comparison text of one seed on rule data, every number placed by hand: the seed prefix (none without a
+    seed), all types, each type under its column label or, without one, its tag, and the line bootstrap's p."""
+    from paragen.report.comparisons import rule_seed_text
+
+    def test(b, a, low, high, groups, p):
+        return {"score_b": b, "score_a": a, "delta_ci95": [low, high], "groups": groups, "p_value": p,
+                "samples": 1000}
+
+    result = {"clustered": {"overall": test(93.24, 87.0, -2.0, 14.5, 4, 0.12),
+                            "by_type": {"x->x": test(50.0, 50.0, 0.0, 0.0, 1, 0.5),
+                                        "x->0": test(10.0, 20.0, -15.0, -5.0, 2, 0.0)}},
+              "splits": {"test": {"p_value": 0.034, "samples": 1000}}}
+    body = ("all types: 93.2 vs 87.0 (+6.2; difference 95 % interval -2.0 to 14.5, 4 rules), p = 0.120; "
+            "x → x: 50.0 vs 50.0 (+0.0; difference 95 % interval 0.0 to 0.0, 1 rule), p = 0.500; "
+            "x->0: 10.0 vs 20.0 (-10.0; difference 95 % interval -15.0 to -5.0, 2 rules), p < 0.001 "
+            "[resampling lines instead: p = 0.034]")
+    assert rule_seed_text(result, 2, {"x->x": "x → x"}) == "seed 2: " + body
+    assert rule_seed_text(result, None, {"x->x": "x → x"}) == body
