@@ -134,15 +134,19 @@ def _nan_at_call(monkeypatch, call: int) -> list[int]:
 
 
 def test_a_huge_learning_rate_stops_training_in_one_line_writing_nothing(tmp_path, tiny_config):
-    """1e30 is finite, so the schema takes it; the first step sends the weights to ~1e30 and the loss to NaN.
-    It used to crash in validation with ``IndexError: list index out of range``."""
+    """1e30 is finite, so the schema takes it; the first step sends the weights to ~1e30. It used to crash in
+    validation with ``IndexError: list index out of range``. Which guard stops it depends on where float32 first
+    overflows, i.e. on the order of the sums: a NaN loss at a training batch (the packed encoder and step-by-step
+    weight gradients, before 3330498), or a finite loss and no greedy output at the epoch's validation (the CPU
+    fast path since). Either way: one line, nothing written, the learning rate named."""
     data = _data(tmp_path, tiny_config)
     with pytest.raises(ValueError) as error:
         _run(tmp_path, "huge", tiny_config, data, schedule={"learning_rate": 1e30})
     message = str(error.value)
     assert "\n" not in message and type(error.value).__name__ == "DivergedError"
-    assert message.startswith(f"{tmp_path / 'huge'}: training ")
-    assert " at epoch 1, batch " in message
+    in_training = message.startswith(f"{tmp_path / 'huge'}: training ") and " at epoch 1, batch " in message
+    in_validation = message.startswith(f"{tmp_path / 'huge'}: greedy decoding found no output for ")
+    assert in_training or in_validation, message
     assert message.endswith("; stopped, no epoch had finished, so no checkpoint was written; lower "
                             "training.<name>.learning_rate")  # train() was not told the name; paragen train is
     left = set(_files(tmp_path / "huge"))
