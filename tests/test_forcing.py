@@ -191,3 +191,91 @@ def test_additive_scores_and_their_gradients_are_v_tanh_of_the_sum(score):
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, atol=1e-12, rtol=0)
     assert torch.autograd.gradcheck(attention.energies, (query, keys))
+
+
+def test_a_pass_that_skips_the_sum_leaves_no_records_behind(monkeypatch):
+    """A gradient asked for the source embedding alone runs the steps' backward but not the sums after the loop;
+    the next full backward must count each step once (not twice), and nothing of the batch may stay alive."""
+    import gc
+    import weakref
+
+    model, batch = _model_and_batch(GRU_CONFIGS["anchor (general, h~ feeding, bridge)"])
+    model.eval()
+    _, plain = _loss_and_grads(model, batch, True, monkeypatch)
+    model.zero_grad()
+    run = run_teacher_forced(model, batch, keep_attention=True)
+    weights = torch.randn(run.log_probs.shape, generator=torch.Generator().manual_seed(5))
+    loss = (run.log_probs * weights).sum() + (run.attention * torch.linspace(0.5, 2.0, run.attention.size(-1))).sum()
+    torch.autograd.grad(loss, [model.encoder.embedding.weight], retain_graph=True)
+    loss.backward()
+    for key, expected in plain.items():
+        torch.testing.assert_close(dict(model.named_parameters())[key].grad, expected, atol=1e-5, rtol=1e-5,
+                                   msg=f"gradient of {key}")
+    alive = weakref.ref(run.log_probs)
+    del run, loss
+    model.zero_grad()
+    torch.autograd.grad((run_teacher_forced(model, batch).log_probs * weights).sum(),
+                        [model.encoder.embedding.weight])  # the sums never run in this pass
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_frozen_decoder_cell_records_nothing(monkeypatch):
+    """With the decoder's GRU frozen, its deferred weights need no gradient: no step records for them, the other
+    parameters' gradients are the plain path's, and nothing of the batch stays alive."""
+    import gc
+    import weakref
+
+    import paragen.models.deferred as deferred
+
+    model, batch = _model_and_batch(GRU_CONFIGS["anchor (general, h~ feeding, bridge)"])
+    model.eval()
+    model.decoder.cell.requires_grad_(False)
+    _, plain = _loss_and_grads(model, batch, True, monkeypatch)
+    holders = []
+    original = deferred.DeferredGradients.__init__
+    monkeypatch.setattr(deferred.DeferredGradients, "__init__",
+                        lambda self, *a: original(self, *a) or holders.append(weakref.ref(self)))
+    _, fast = _loss_and_grads(model, batch, False, monkeypatch)
+    assert set(fast) == set(plain) and not any(key.startswith("decoder.cell.") for key in fast)
+    for key, expected in plain.items():
+        torch.testing.assert_close(fast[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+    gc.collect()
+    assert holders and [ref for ref in holders if ref() is not None] == []
+
+
+def test_an_empty_source_is_refused_as_packing_refuses_it():
+    rnn = torch.nn.GRU(3, 4, batch_first=True, bidirectional=True)
+    with pytest.raises(ValueError, match=r"every source needs at least one token; lengths \[2, 0\] include 0"):
+        gru_over_time(rnn, torch.randn(2, 2, 3), torch.tensor([2, 0]))
+
+
+@pytest.mark.parametrize("name", ["copynet (selective read)", "wean (general, q feeding)",
+                                  "rnnsearch (dot, 2-layer encoder and decoder, sum, encoder-final start)"])
+def test_training_mode_with_dropout_matches_for_other_models(name, monkeypatch):
+    """Dropout between stacked decoder layers, CopyNet's selective read and WEAN's query, in training mode: the
+    same draws and the same numbers (a 2-layer encoder with dropout while training keeps torch's nn.GRU)."""
+    model, batch = _model_and_batch(GRU_CONFIGS[name], dropout=0.3)
+    model.train()
+    fast, fast_grads = _loss_and_grads(model, batch, False, monkeypatch)
+    plain, plain_grads = _loss_and_grads(model, batch, True, monkeypatch)
+    torch.testing.assert_close(fast, plain, atol=1e-5, rtol=0)
+    for key, expected in plain_grads.items():
+        torch.testing.assert_close(fast_grads[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+
+
+def test_the_fast_path_is_off_without_gradients_under_autocast_and_for_lstm_decoders(monkeypatch):
+    model, batch = _model_and_batch(GRU_CONFIGS["anchor (general, h~ feeding, bridge)"])
+    embedded = torch.zeros(3, 2, 8)
+    assert model.decoder.forcing(embedded, model.encode(batch)) is not None
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert model.decoder.forcing(embedded, model.encode(batch)) is None
+    asked = []
+    monkeypatch.setattr(RecurrentDecoder, "forcing", lambda *a: asked.append(1))
+    with torch.no_grad():
+        run_teacher_forced(model, batch)  # validation: the plain step
+    assert asked == []
+    lstm = build_model(ModelConfig(embedding_size=8, hidden_size=12, dropout=0.0, cell="lstm",
+                                   architecture="rnnsearch"), 20)
+    monkeypatch.undo()
+    assert lstm.decoder.forcing(embedded, lstm.encode(batch)) is None

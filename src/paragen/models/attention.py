@@ -88,9 +88,12 @@ class _MultiplicativeAttention(torch.autograd.Function):
         if grad_weights is not None:
             through = through + grad_weights
         grad_scores = torch.ops.aten._softmax_backward_data(through, weights, -1, weights.dtype)  # 0 at padding
-        deferred_memory.add(weights.unsqueeze(1), grad_context.unsqueeze(1))  # one row per sentence
-        deferred_keys.add(grad_scores.unsqueeze(1), query.unsqueeze(1))
-        grad_query = torch.bmm(grad_scores.unsqueeze(1), keys).squeeze(1)
+        needs = ctx.needs_input_grad
+        if needs[2]:  # one row per sentence
+            deferred_memory.add(weights.unsqueeze(1), grad_context.unsqueeze(1))
+        if needs[1]:
+            deferred_keys.add(grad_scores.unsqueeze(1), query.unsqueeze(1))
+        grad_query = torch.bmm(grad_scores.unsqueeze(1), keys).squeeze(1) if needs[0] else None
         return grad_query, None, None, None, None, None
 
 

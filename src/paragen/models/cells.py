@@ -111,7 +111,8 @@ class _GRUHidden(torch.autograd.Function):
         if needs[1]:
             grad_h = torch.addmm(through_z, grad_gh, w_hh) if h.dim() == 2 else torch.baddbmm(through_z, grad_gh, w_hh)
         if ctx.deferred is not None:
-            ctx.deferred.add(grad_gh, h)
+            if needs[2]:  # a frozen W_hh records nothing
+                ctx.deferred.add(grad_gh, h)
             return grad_gi, grad_h, None, None, None
         grad_w_hh = grad_gh.transpose(-1, -2) @ h if needs[2] else None
         grad_b_hh = grad_gh.sum(-2) if needs[3] else None

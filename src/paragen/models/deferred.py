@@ -20,22 +20,40 @@ import torch
 from torch import nn
 
 
+def _backward_pass() -> int:
+    """An id of the backward pass now running (torch's graph-task id; -1 where this torch lacks it)."""
+    current = getattr(torch._C, "_current_graph_task_id", None)
+    return -1 if current is None else current()
+
+
 class _Records:
     """Each step's (output gradient, input) for one weight, and their sum after the loop.
 
     Kept apart from :class:`DeferredGradients`, which holds the tensors the loop reads: ``_SumAfterLoop``'s
     context refers to this, and were it to refer to an object holding its own outputs, the reference cycle
-    (output -> its autograd node -> context -> output) would keep every batch's graph alive, activations included."""
+    (output -> its autograd node -> context -> output) would keep every batch's graph alive, activations included.
+    For the same reason the records are detached (an input's autograd history would lead back to the steps that
+    refer to these records). Records belong to one backward pass: a pass that ran the steps but not the sum (a
+    gradient asked for another tensor only) leaves records the next pass must not count again."""
 
     def __init__(self, bias: bool):
         self.bias = bias
         self.grads: list[torch.Tensor] = []
         self.inputs: list[torch.Tensor] = []
+        self.pass_id: int | None = None
+
+    def add(self, grad_output: torch.Tensor, inputs: torch.Tensor) -> None:
+        current = _backward_pass()
+        if current != self.pass_id:
+            self.grads, self.inputs, self.pass_id = [], [], current
+        self.grads.append(grad_output.detach())
+        self.inputs.append(inputs.detach())
 
     def take(self) -> tuple[torch.Tensor | None, ...]:
-        """(grad of weight, grad of bias) over every recorded step, then forget them (a second backward of the
-        same graph records afresh); None for each when no step recorded anything."""
-        if not self.grads:
+        """(grad of weight, grad of bias) over every step this backward pass recorded, then forget them (a second
+        backward of the same graph records afresh); None for each when no step recorded anything."""
+        if not self.grads or self.pass_id != _backward_pass():
+            self.grads, self.inputs = [], []
             return (None, None) if self.bias else (None,)
         grads, inputs = torch.cat(self.grads, dim=-2), torch.cat(self.inputs, dim=-2)  # (..., all rows, out / in)
         self.grads, self.inputs = [], []
@@ -77,8 +95,7 @@ class DeferredGradients:
         self.bias = outputs[1] if bias is not None else None
 
     def add(self, grad_output: torch.Tensor, inputs: torch.Tensor) -> None:
-        self._records.grads.append(grad_output)
-        self._records.inputs.append(inputs)
+        self._records.add(grad_output, inputs)
 
 
 class _Linear(torch.autograd.Function):
@@ -96,8 +113,9 @@ class _Linear(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        ctx.deferred.add(grad, x)
         needs = ctx.needs_input_grad
+        if needs[1]:  # a frozen weight records nothing (records nobody takes would outlive the batch)
+            ctx.deferred.add(grad, x)
         return grad.mm(weight) if needs[0] else None, None, grad if ctx.per_step and needs[2] else None, None, None
 
 

@@ -38,6 +38,8 @@ def gru_over_time(rnn: nn.GRU, inputs: torch.Tensor, lengths: torch.Tensor) -> t
     batch, steps = inputs.shape[:2]
     directions = 2 if rnn.bidirectional else 1
     shortest = int(lengths.min())
+    if shortest < 1:  # what packing refuses too; masked, an empty sentence would attend over padding only (NaN)
+        raise ValueError(f"every source needs at least one token; lengths {lengths.tolist()} include 0")
     real = (torch.arange(steps).unsqueeze(0) < lengths.unsqueeze(1)).unsqueeze(2)  # (batch, len, 1)
     positions = [(s, steps - 1 - s)[:directions] for s in range(steps)]  # what loop step s reads, per direction
     masks = [None if max(at) < shortest else torch.stack([real[:, p] for p in at]) for at in positions]
