@@ -9,8 +9,9 @@ computes the same equations (PyTorch's GRU, Cho et al. 2014)
     n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))      h' = (1 − z) ⊙ n + z ⊙ h = n + z ⊙ (h − n)
 
 with r and z through one sigmoid and h' as one ``lerp``: 7 operators forward and 18 backward, 3 of them
-allocating the buffers the gate gradients are written into (counted with a ``TorchDispatchMode``). :class:`GRUCell` is an ``nn.GRUCell`` (same parameters, so checkpoints are unchanged)
-that takes this path on CPU and torch's fused one elsewhere; the recurrent decoder's GRU layers are built from it.
+allocating the buffers the gate gradients are written into (counted with a ``TorchDispatchMode``).
+:class:`GRUCell` is an ``nn.GRUCell`` (same parameters, so checkpoints are unchanged) that takes this path on CPU
+and torch's fused one elsewhere; the recurrent decoder's GRU layers are built from it.
 """
 
 from __future__ import annotations
