@@ -26,7 +26,12 @@ if [ -z "${PARAGEN_MIRROR:-}" ] && [ -d "$repo/../shared/data" ]; then
     export PARAGEN_MIRROR="$(cd "$repo/../shared/data" && pwd)"
 fi
 rm -rf mutants
-OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > /dev/null 2>&1 || true
+OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > mutmut.log 2>&1 || true
+# A clean test run that fails ("failed to collect stats") leaves every mutant unchecked: say why.
+if grep -q "failed to collect stats" mutmut.log; then
+    echo "mutmut checked nothing: its clean run of the group's tests failed ($(pwd)/mutmut.log)" >&2
+    tail -c 2000 mutmut.log >&2
+fi
 python - <<'PY'
 import collections, json, pathlib
 from mutmut.stats import status_by_exit_code  # mutmut's own exit code -> status table
