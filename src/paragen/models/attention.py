@@ -14,6 +14,20 @@ from torch import nn
 from paragen.models.deferred import DeferredGradients
 
 
+def _product_scores(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """``dot``/``general`` scores ``keys · query``, (batch, src_len), as a multiply and a sum over the last axis,
+    not a ``bmm`` with a single query column, which CPU kernels run slowly (``bench/attention_energies.py`` times
+    both; docs/speed.md)."""
+    return (keys * query.unsqueeze(1)).sum(-1)
+
+
+def _context(scores: torch.Tensor, padding: torch.Tensor, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weights (batch, src_len), the softmax of ``scores`` with ``padding`` left out, and the context
+    (batch, memory_size) they take from ``memory``; returns (context, weights)."""
+    weights = torch.softmax(scores.masked_fill(padding, float("-inf")), dim=-1)
+    return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
+
+
 class Attention(nn.Module):
     """Softmax attention over ``memory`` (batch, src_len, memory_size) for a query (batch, query_size)."""
 
@@ -41,13 +55,11 @@ class Attention(nn.Module):
     def energies(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``.
 
-        ``dot``/``general``: ``keys · query`` as a multiply and a sum over the last axis, not a ``bmm`` with a single
-        query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md).
-        ``concat``/``bahdanau``: the tanh in place on the sum it is applied to (autograd's tanh backward reads
-        only its output) and v as a matrix-vector product: the same numbers as ``v(tanh(.))``, in fewer passes
-        over the (batch, src_len, size) tensor."""
+        ``dot``/``general``: :func:`_product_scores`. ``concat``/``bahdanau``: the tanh in place on the sum it is
+        applied to (autograd's tanh backward reads only its output) and v as a matrix-vector product: the same
+        numbers as ``v(tanh(.))``, in fewer passes over the (batch, src_len, size) tensor."""
         if self.score in ("dot", "general"):
-            return (keys * query.unsqueeze(1)).sum(-1)
+            return _product_scores(query, keys)
         hidden = torch.add(keys, self.W_q(query).unsqueeze(1)).tanh_()  # (batch, src_len, size), a fresh tensor
         return torch.matmul(hidden, self.v.weight[0])  # v^T tanh(.): a vector product, not a one-column ``Linear``
 
@@ -58,9 +70,7 @@ class Attention(nn.Module):
         decoder step does not invert it again."""
         keys = self.project_memory(memory) if keys is None else keys
         padding = ~mask if padding is None else padding
-        weights = torch.softmax(self.energies(query, keys).masked_fill(padding, float("-inf")), dim=-1)
-        context = torch.bmm(weights.unsqueeze(1), memory).squeeze(1)
-        return context, weights
+        return _context(self.energies(query, keys), padding, memory)
 
 
 class _MultiplicativeAttention(torch.autograd.Function):
@@ -71,11 +81,10 @@ class _MultiplicativeAttention(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, query, keys, memory, padding, deferred_keys, deferred_memory):
-        scores = (keys * query.unsqueeze(1)).sum(-1).masked_fill(padding, float("-inf"))
-        weights = torch.softmax(scores, dim=-1)  # (batch, src_len)
+        context, weights = _context(_product_scores(query, keys), padding, memory)
         ctx.save_for_backward(query, keys, memory, weights)
         ctx.deferred = deferred_keys, deferred_memory
-        return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
+        return context, weights
 
     @staticmethod
     @torch.autograd.function.once_differentiable

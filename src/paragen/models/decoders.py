@@ -39,10 +39,9 @@ from typing import Literal
 import torch
 from torch import nn
 
-from paragen.models import deferred
 from paragen.models.attention import Attention, LoopAttention
 from paragen.models.cells import GRUCell, gru_hidden
-from paragen.models.deferred import DeferredGradients, LoopLinears
+from paragen.models.deferred import DeferredGradients, LoopLinears, linear
 from paragen.models.state import Encoded, float32_recurrence
 
 State = dict[str, torch.Tensor]
@@ -187,5 +186,5 @@ class Forcing:
         """s_t of the bottom layer from this step's ``word_gates`` (batch, 3H), ``fed`` = [f_{t-1}; extra_t] and
         s_{t-1} (batch, H), in float32 as :meth:`RecurrentDecoder._run` keeps it."""
         with float32_recurrence(fed):
-            gates = deferred.linear(fed.float(), self.fed, word_gates)
+            gates = linear(fed.float(), self.fed, word_gates)
             return gru_hidden(gates, hidden.float(), self.hidden.weight, self.hidden.bias, self.hidden)
