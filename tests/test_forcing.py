@@ -61,6 +61,12 @@ def _loss_and_grads(model, batch, plain: bool, monkeypatch, seed: int = 11):
     return run.log_probs.detach(), grads
 
 
+def _assert_same_gradients(got: dict, expected: dict) -> None:
+    """Every parameter's gradient in ``expected`` (name -> tensor) equals ``got``'s to 1e-5."""
+    for key, want in expected.items():
+        torch.testing.assert_close(got[key], want, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+
+
 @pytest.mark.parametrize("name", list(GRU_CONFIGS))
 def test_the_fast_path_gives_the_plain_paths_numbers_and_gradients(name, monkeypatch):
     model, batch = _model_and_batch(GRU_CONFIGS[name])
@@ -69,8 +75,7 @@ def test_the_fast_path_gives_the_plain_paths_numbers_and_gradients(name, monkeyp
     fast, fast_grads = _loss_and_grads(model, batch, False, monkeypatch)
     torch.testing.assert_close(fast, plain, atol=1e-5, rtol=0)
     assert set(fast_grads) == set(plain_grads) and len(plain_grads) > 10
-    for key, expected in plain_grads.items():
-        torch.testing.assert_close(fast_grads[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+    _assert_same_gradients(fast_grads, plain_grads)
 
 
 def test_the_fast_path_is_taken_and_draws_the_same_dropout_in_training(monkeypatch):
@@ -85,8 +90,7 @@ def test_the_fast_path_is_taken_and_draws_the_same_dropout_in_training(monkeypat
     assert taken == [1]
     plain, plain_grads = _loss_and_grads(model, batch, True, monkeypatch)
     torch.testing.assert_close(fast, plain, atol=1e-5, rtol=0)
-    for key, expected in plain_grads.items():
-        torch.testing.assert_close(fast_grads[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+    _assert_same_gradients(fast_grads, plain_grads)
 
 
 @pytest.mark.parametrize("bidirectional", [True, False], ids=["bidirectional", "forward only"])
@@ -208,9 +212,7 @@ def test_a_pass_that_skips_the_sum_leaves_no_records_behind(monkeypatch):
     loss = (run.log_probs * weights).sum() + (run.attention * torch.linspace(0.5, 2.0, run.attention.size(-1))).sum()
     torch.autograd.grad(loss, [model.encoder.embedding.weight], retain_graph=True)
     loss.backward()
-    for key, expected in plain.items():
-        torch.testing.assert_close(dict(model.named_parameters())[key].grad, expected, atol=1e-5, rtol=1e-5,
-                                   msg=f"gradient of {key}")
+    _assert_same_gradients({name: p.grad for name, p in model.named_parameters()}, plain)
     alive = weakref.ref(run.log_probs)
     del run, loss
     model.zero_grad()
@@ -238,8 +240,7 @@ def test_a_frozen_decoder_cell_records_nothing(monkeypatch):
                         lambda self, *a: original(self, *a) or holders.append(weakref.ref(self)))
     _, fast = _loss_and_grads(model, batch, False, monkeypatch)
     assert set(fast) == set(plain) and not any(key.startswith("decoder.cell.") for key in fast)
-    for key, expected in plain.items():
-        torch.testing.assert_close(fast[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+    _assert_same_gradients(fast, plain)
     gc.collect()
     assert holders and [ref for ref in holders if ref() is not None] == []
 
@@ -260,8 +261,7 @@ def test_training_mode_with_dropout_matches_for_other_models(name, monkeypatch):
     fast, fast_grads = _loss_and_grads(model, batch, False, monkeypatch)
     plain, plain_grads = _loss_and_grads(model, batch, True, monkeypatch)
     torch.testing.assert_close(fast, plain, atol=1e-5, rtol=0)
-    for key, expected in plain_grads.items():
-        torch.testing.assert_close(fast_grads[key], expected, atol=1e-5, rtol=1e-5, msg=f"gradient of {key}")
+    _assert_same_gradients(fast_grads, plain_grads)
 
 
 def test_the_fast_path_is_off_without_gradients_under_autocast_and_for_lstm_decoders(monkeypatch):

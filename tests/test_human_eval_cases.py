@@ -20,9 +20,8 @@ def test_the_sheet_and_key_are_exactly_the_seeded_shuffle(tmp_path):
     assert export_sheet(SOURCES, SYSTEMS, tmp_path / "sheet.csv", tmp_path / "key.json") == 4
     items = [(0, "A"), (0, "B"), (1, "A"), (1, "B")]
     random.Random(1).shuffle(items)  # the default seed is 1
-    outputs = {name: lines for name, lines in SYSTEMS.items()}
     expected = "item,source,output,fluency,adequacy,simplicity\n" + "".join(
-        f"{n},{SOURCES[i]},{outputs[name][i]},,,\n" for n, (i, name) in enumerate(items, start=1))
+        f"{n},{SOURCES[i]},{SYSTEMS[name][i]},,,\n" for n, (i, name) in enumerate(items, start=1))
     assert (tmp_path / "sheet.csv").read_bytes().decode() == expected
     key = {"dimensions": ["fluency", "adequacy", "simplicity"], "scale": [1, 5], "seed": 1,
            "items": {str(n): {"system": name, "sentence": i} for n, (i, name) in enumerate(items, start=1)}}
