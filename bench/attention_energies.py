@@ -9,6 +9,11 @@ taking far longer than their arithmetic needs. :meth:`paragen.models.attention.A
 of that model with each kernel, alternating them pass by pass in one process so that a busy machine slows both
 alike, and prints the median and fastest pass of each. The two give the same scores to float rounding
 (``tests/test_equations.py`` pins them by hand).
+
+Since the CPU fast path of teacher forcing (docs/speed.md), CPU training computes the score in its own attention
+step (``paragen.models.attention.LoopAttention``), which never calls ``Attention.energies``; this script switches
+that path off (``RecurrentDecoder.forcing`` returns None), so it times the kernel where search and the plain
+training path still use it, not what CPU training runs today.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from paragen.data.batching import iterate_batches
 from paragen.data.vocabulary import SPECIALS, Vocabulary
 from paragen.models import build_model
 from paragen.models.attention import Attention
+from paragen.models.decoders import RecurrentDecoder
 
 from anchor_joeynmt import BATCH, PARAGEN_MODEL  # this folder is on sys.path when the script runs
 
 MULTIPLY_AND_SUM = Attention.energies
+RecurrentDecoder.forcing = lambda *_: None  # the plain training path, the one that calls Attention.energies
 
 
 def bmm_energies(self: Attention, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
