@@ -2,13 +2,22 @@
 
 Usage, from the repository root with the project's .venv active:
     python bench/decode_speed.py --experiment syn_rnnsearch [--sentences 300] [--rounds 3] [--beam 10]
+                                 [--device cuda]
 
 The run's ``best.pt`` decodes the first ``--sentences`` lines of its test split with its own decoding settings
 (beam and length penalty from params.yaml; ``--beam`` overrides the beam), ``--rounds`` times, one thread
 (decode stages run one thread a job); each round prints its sentences/s and the median is printed when the
-rounds agree within 20 % (otherwise the machine was busy). The n-best of the first round is compared with
+rounds agree within 20 % (otherwise the machine was busy). ``--device cuda`` decodes on a GPU (the host side
+still one thread), after one untimed decode of the first 32 sentences that loads the GPU's kernels. The n-best of the first round is compared with
 ``runs/<experiment>/test.nbest.jsonl`` where that file was written by the same beam: a faster search that
 returns other hypotheses is not faster.
+
+``--count`` decodes once under an operator counter instead of timing (any machine, no GPU needed): per decoder
+step, the computing aten operators inside the model's ``step`` and in the search around it, and the host reads
+(``item``/``bool``/``int`` of a tensor, and ``tolist`` calls), each of which waits for the GPU on a GPU. With
+``--check-every N`` the search runs as it does on a GPU (no host checks, done sentences leave every N steps), so
+the count describes a GPU's search on a CPU. Launch-bound GPU decoding costs about one launch per operator and
+one wait per read.
 
 Before and after a change: run it from a worktree of the older commit with this checkout's runs/ and data/
 linked in (the older code must load the same checkpoint), e.g.
@@ -31,6 +40,10 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--beam", type=int, default=None)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--check-every", type=int, default=None,
+                        help="beam_search's check_every, with host_checks off (default: the search's own choice)")
+    parser.add_argument("--count", action="store_true", help="count operators and host reads instead of timing")
     args = parser.parse_args()
 
     import torch
@@ -40,7 +53,12 @@ def main() -> None:
     from paragen.cli.models import _trained_model
     from paragen.config import load_config
     from paragen.data.corpus import read_lines
+    from paragen.decoding import decode
     from paragen.decoding.decode import translate
+
+    if args.check_every is not None:  # how often the search reads back which sentences are done
+        search = decode.beam_search
+        decode.beam_search = lambda *a, **k: search(*a, **k, host_checks=False, check_every=args.check_every)
 
     torch.set_num_threads(1)
     config = load_config("params.yaml")
@@ -48,10 +66,15 @@ def main() -> None:
     decoding = config.decoding[spec.decoding].model_dump(exclude={"threads"})
     if args.beam:
         decoding["beam_size"] = args.beam
-    device = torch.device("cpu")
+    device = torch.device(args.device)
     model, vocab = _trained_model(config, args.experiment, device)
     data = artifacts.experiment_data(config, args.experiment)
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")][:args.sentences]
+    if args.count:
+        count_operators(model, lambda: translate(model, sources, vocab, device=device, **decoding))
+        return
+    if device.type == "cuda":  # CUDA context, kernel loading and the allocator's first blocks: not the search
+        translate(model, sources[:32], vocab, device=device, **decoding)
     rates, first = [], None
     for round_ in range(1, args.rounds + 1):
         start = time.perf_counter()
@@ -60,7 +83,8 @@ def main() -> None:
         rates.append(len(sources) / seconds)
         first = first or results
         print(f"round {round_}: {len(sources)} sentences in {seconds:.1f} s, {rates[-1]:.1f} sentences/s")
-    print(f"code: {Path(paragen.__file__).parent}; {args.experiment}, beam {decoding['beam_size']}, one thread")
+    print(f"code: {Path(paragen.__file__).parent}; {args.experiment}, beam {decoding['beam_size']}, one thread, "
+          f"device {torch.cuda.get_device_name() if device.type == 'cuda' else 'cpu'}")
     nbest = Path(artifacts.nbest_path(args.experiment))
     if nbest.exists() and args.beam is None:
         saved = [json.loads(line)["nbest"] for line in nbest.read_text(encoding="utf-8").splitlines()[:len(sources)]]
@@ -70,6 +94,52 @@ def main() -> None:
         print(f"median: {statistics.median(rates):.1f} sentences/s")
     else:
         print("rounds differ by more than 20 %: the machine was busy, no median")
+
+
+def count_operators(model, decode) -> None:
+    """Print computing operators per decoder step inside ``model.step`` and around it, and host reads per step,
+    over one call of ``decode``."""
+    import torch
+
+    from op_count import OperatorCounter  # this folder is on sys.path
+
+    class SplitCounter(OperatorCounter):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inside = False
+            self.step_computing = self.reads = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.step_computing += self.inside and not func.is_view
+            self.reads += func is torch.ops.aten._local_scalar_dense.default
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    counter, steps, lists = SplitCounter(), [0], [0]
+    step, tolist = model.step, torch.Tensor.tolist
+
+    def counted_step(*args, **kwargs):
+        steps[0] += 1
+        counter.inside = True
+        try:
+            return step(*args, **kwargs)
+        finally:
+            counter.inside = False
+
+    def counted_tolist(self):
+        lists[0] += 1
+        return tolist(self)
+
+    model.step, torch.Tensor.tolist = counted_step, counted_tolist
+    try:
+        with counter:
+            decode()
+    finally:
+        model.step, torch.Tensor.tolist = step, tolist
+    n = max(steps[0], 1)
+    print(f"decoder steps {steps[0]}; per step: computing operators {counter.computing / n:.1f} "
+          f"(in the model's step {counter.step_computing / n:.1f}, in the search "
+          f"{(counter.computing - counter.step_computing) / n:.1f}), host reads {(counter.reads + lists[0]) / n:.2f} "
+          f"(item/bool {counter.reads / n:.2f}, tolist {lists[0] / n:.2f})")
 
 
 if __name__ == "__main__":
