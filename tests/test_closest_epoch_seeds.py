@@ -91,3 +91,16 @@ def test_the_whole_caption_with_a_row_the_paper_lacks_first(tmp_path):
         "selected epoch 3). The cells are the selected (best validation) checkpoint's test scores.")
     plan.trained_rows = lambda: {"Extra": "x"}
     assert closest_epoch_text(plan, outcomes) == ""
+
+
+def test_two_published_rows_are_listed_comma_separated(tmp_path):
+    """Two rows with a published row: "CopyNet epoch 1 (10.0; 32.5 at the selected epoch 3), RNNSearch epoch 3
+    (7.5; 7.5 at the selected epoch 3)" (seed 2's log for RNNSearch: its epoch 3 at 7.5, worked above)."""
+    plan = _plan([_write_log(tmp_path / "seed1.csv", SEED_1)])
+    plan.paper.rows["RNNSearch"] = dict(PAPER)
+    plan.rows["RNNSearch"] = SimpleNamespace(runs=[SimpleNamespace(train_log=str(_write_log(tmp_path / "s2.csv",
+                                                                                            SEED_2)), seed=1)])
+    plan.trained_rows = lambda: {"CopyNet": "c", "RNNSearch": "r"}
+    outcomes = {"CopyNet": [(None, SimpleNamespace(best_epoch=3))], "RNNSearch": [(None, SimpleNamespace(best_epoch=3))]}
+    assert ("per-epoch mean): CopyNet epoch 1 (10.0; 32.5 at the selected epoch 3), RNNSearch epoch 3 (7.5; 7.5 at "
+            "the selected epoch 3). The cells") in closest_epoch_text(plan, outcomes)
