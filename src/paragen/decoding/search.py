@@ -95,12 +95,11 @@ class _Kept:
         """Add the candidates flagged in ``ending`` (m, c): their normalised ``score`` and ``log_prob`` (m, c),
         ``tokens`` (m, c, max_length) of ``length`` ids each."""
         nbest = self.score.size(1)
-        scores = torch.cat([self.score, score.masked_fill(~ending, float("-inf"))], dim=1)
+        scores = torch.cat([self.score, score.masked_fill(~ending, float("-inf"))], dim=1)  # others never enter
         order = scores.sort(dim=1, descending=True, stable=True).indices[:, :nbest]
         self.score = scores.gather(1, order)
         self.log_prob = torch.cat([self.log_prob, log_prob], dim=1).gather(1, order)
-        self.length = torch.cat([self.length, torch.full_like(log_prob, length, dtype=torch.long)
-                                 .masked_fill(~ending, 0)], dim=1).gather(1, order)
+        self.length = torch.cat([self.length, ending * length], dim=1).gather(1, order)  # int64: 0 where not ending
         self.tokens = torch.cat([self.tokens, tokens], dim=1).gather(
             1, order.unsqueeze(2).expand(-1, -1, self.tokens.size(2)))
         self.finished = self.finished + ending.sum(1)
@@ -151,6 +150,9 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     k = 2 * beam_size
     rank = torch.arange(k, device=device).unsqueeze(0)  # (1, k)
     forbidden = forbidden_ids(model, device)
+    # Each row group's first row, made once: rows stay grouped by sentence in order, so the first m are the m left.
+    all_first_rows = torch.arange(n, device=device).unsqueeze(1) * beam_size  # (n, 1)
+    fixed_beam = None  # without `shrinking` the beam mask is the same at every step: made at the first
 
     for length in range(1, max_length + 1):
         m = scores.size(0)
@@ -162,13 +164,19 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         top_beam, top_token = top_index // width, top_index % width
         is_eos = top_token == EOS_ID
         # The beam of each sentence now: `beam_size`, or what is left of it under GroundHog's rule.
-        current = (beam_size - kept.finished).unsqueeze(1) if stopping == "shrinking" else beam_size
-        in_beam = rank[:, : top_scores.size(1)] < current
+        if stopping == "shrinking":
+            in_beam = rank[:, : top_scores.size(1)] < (beam_size - kept.finished).unsqueeze(1)
+        else:
+            fixed_beam = rank[:, : top_scores.size(1)] < beam_size if fixed_beam is None else fixed_beam
+            in_beam = fixed_beam
         last_step = length == max_length
         # Only endings that rank inside the beam are final; weaker ones would fill the finished list
-        # with poor hypotheses. A sentence that is done adds none.
-        ending = (is_eos | last_step) & in_beam & top_scores.isfinite() & ~done.unsqueeze(1)
-        first_rows = torch.arange(m, device=device).unsqueeze(1) * beam_size  # (m, 1): each sentence's first row
+        # with poor hypotheses. A sentence that is done adds none. Scores are log-probabilities (at most 0, or NaN
+        # from a broken model), so `> -inf` is `isfinite` in one operator.
+        ending = in_beam & (top_scores > float("-inf")) & ~done.unsqueeze(1)
+        if not last_step:  # at the last step every candidate in the beam ends
+            ending = ending & is_eos
+        first_rows = all_first_rows[:m]  # (m, 1): each sentence's first row
         if not host_checks or bool(ending.any()):
             rows = (first_rows + top_beam).view(-1)
             bodies = torch.cat([history.index_select(0, rows), top_token.view(-1, 1)], dim=1)
@@ -183,18 +191,18 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
                                               float("-inf"))
         scores, pick = alive_scores.topk(beam_size, dim=1)  # (m, beam)
         best_alive = scores[:, 0].double()
-        if stopping == "bound":
-            over = kept.threshold() >= best_reachable(best_alive, max_length, length_penalty)
+        if stopping == "bound":  # a sentence with no live hypothesis (best -inf) is over: -inf >= -inf
+            done = done | (kept.threshold() >= best_reachable(best_alive, max_length, length_penalty))
         else:
-            over = kept.finished >= beam_size
-        done = done | over | (best_alive == float("-inf"))
+            done = done | (kept.finished >= beam_size) | (best_alive == float("-inf"))
 
         rows = first_rows + top_beam.gather(1, pick)  # (m, beam)
         tokens = top_token.gather(1, pick)
         if host_checks or length % check_every == 0:
-            if bool(done.all()):
+            finished = int(done.sum())  # one read
+            if finished == m:
                 break
-            if bool(done.any()):  # finished sentences leave the batch, their n-best kept aside
+            if finished:  # finished sentences leave the batch, their n-best kept aside
                 _set_aside(results, kept, sentences, done)
                 stay = (~done).nonzero().squeeze(1)
                 rows, tokens, scores = rows.index_select(0, stay), tokens.index_select(0, stay), scores.index_select(0, stay)
