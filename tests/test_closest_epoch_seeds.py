@@ -98,9 +98,10 @@ def test_two_published_rows_are_listed_comma_separated(tmp_path):
     (7.5; 7.5 at the selected epoch 3)" (seed 2's log for RNNSearch: its epoch 3 at 7.5, worked above)."""
     plan = _plan([_write_log(tmp_path / "seed1.csv", SEED_1)])
     plan.paper.rows["RNNSearch"] = dict(PAPER)
-    plan.rows["RNNSearch"] = SimpleNamespace(runs=[SimpleNamespace(train_log=str(_write_log(tmp_path / "s2.csv",
-                                                                                            SEED_2)), seed=1)])
+    seed_2_log = str(_write_log(tmp_path / "s2.csv", SEED_2))
+    plan.rows["RNNSearch"] = SimpleNamespace(runs=[SimpleNamespace(train_log=seed_2_log, seed=1)])
     plan.trained_rows = lambda: {"CopyNet": "c", "RNNSearch": "r"}
-    outcomes = {"CopyNet": [(None, SimpleNamespace(best_epoch=3))], "RNNSearch": [(None, SimpleNamespace(best_epoch=3))]}
+    selected_3 = [(None, SimpleNamespace(best_epoch=3))]
+    outcomes = {"CopyNet": selected_3, "RNNSearch": selected_3}
     assert ("per-epoch mean): CopyNet epoch 1 (10.0; 32.5 at the selected epoch 3), RNNSearch epoch 3 (7.5; 7.5 at "
             "the selected epoch 3). The cells") in closest_epoch_text(plan, outcomes)

@@ -124,7 +124,8 @@ def test_a_short_or_incomplete_log_names_what_could_not_be_read():
     # epoch E - 3 = 4 exists but logged no validation loss: not read (a rule that needed both a missing epoch and a
     # missing value would compute a fall from nothing)
     gap = changed(SLOW, 4, valid_loss=float("nan"))
-    assert below_floor(RULE, gap, STOPPED).endswith("no validation loss logged at epoch 4 or 7: under-training not read)")
+    assert below_floor(RULE, gap, STOPPED).endswith(
+        "no validation loss logged at epoch 4 or 7: under-training not read)")
 
 
 def test_losses_that_rose_are_said_as_rises():

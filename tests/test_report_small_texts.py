@@ -4,7 +4,6 @@ text, Table 5's refusal of other output layers and the traced examples. Expected
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
