@@ -65,6 +65,11 @@ def test_refusals_name_what_is_wrong(tmp_path):
     for value in ("abc", "0", "6", ""):
         with pytest.raises(CorpusError, match=rf"fluency must be an integer 1-5, got '{value}'"):
             read_sheet(_sheet(tmp_path, "v.csv", [(value, 3, 3)]), key)
+    stranger = tmp_path / "stranger.csv"
+    stranger.write_text("item,source,output,fluency,adequacy,simplicity\n99,src,out,3,3,3\n")
+    with pytest.raises(CorpusError) as error:
+        read_sheet(stranger, key)
+    assert str(error.value) == f"{stranger}:2: item '99' is not in the key (a sheet from another export?)"
     assert read_sheet(_sheet(tmp_path, "ends.csv", [(1, 5, 1)]), key) == {
         ("A", 0): {"fluency": 1, "adequacy": 5, "simplicity": 1}}  # both ends of the scale are ratings
 
