@@ -41,6 +41,9 @@ def test_a_long_wrong_copy_example():
     red = (*colors.to_rgb("tab:red"), 1.0)
     assert all(tuple(a.arrow_patch.get_edgecolor()) == pytest.approx(red) and a.arrow_patch.get_linewidth() == 3
                for a in top.texts)
+    assert top.get_shared_x_axes().joined(top, bottom)  # the strip's steps line up with the map's
+    fig.canvas.draw()  # rows 30 : 1.3 between the map and the strip
+    assert top.get_position().height / bottom.get_position().height == pytest.approx(30 / 1.3, rel=0.05)
     strip = bottom.images[0]
     assert np.allclose(strip.get_array(), [[t / 100 for t in range(32)]]) and strip.get_clim() == (0.0, 1.0)
     assert [t.get_text() for t in bottom.get_yticklabels()] == ["generate"]
