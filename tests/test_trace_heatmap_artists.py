@@ -19,7 +19,7 @@ PROBS = [[(t * 40 + i) / 2000 for i in range(40)] for t in range(35)]  # (steps,
 
 def _long_copy_trace():
     return {"line": 7, "source": SOURCE, "output": OUTPUT, "reference": ["r1", "r2"], "correct": False,
-            "copy_probs": PROBS, "generate_mass": [t / 100 for t in range(35)], "spans": {"x": [20, 23], "y": [25, 26]}}
+            "copy_probs": PROBS, "generate_mass": [0.1 + t / 100 for t in range(35)], "spans": {"x": [20, 23], "y": [25, 26]}}
 
 
 def test_a_long_wrong_copy_example():
@@ -45,8 +45,11 @@ def test_a_long_wrong_copy_example():
     fig.canvas.draw()  # rows 30 : 1.3 between the map and the strip
     assert top.get_position().height / bottom.get_position().height == pytest.approx(30 / 1.3, rel=0.05)
     strip = bottom.images[0]
-    assert np.allclose(strip.get_array(), [[t / 100 for t in range(32)]]) and strip.get_clim() == (0.0, 1.0)
-    assert [t.get_text() for t in bottom.get_yticklabels()] == ["generate"]
+    assert np.allclose(strip.get_array(), [[0.1 + t / 100 for t in range(32)]])
+    assert strip.get_clim() == (0.0, 1.0) and strip.get_cmap().name == "Greys"  # the map's scale, not the data's
+    assert [t.get_text() for t in bottom.get_yticklabels()] == ["generate"] and list(bottom.get_yticks()) == [0]
+    assert not any(line.get_visible() for axes in (top, bottom)
+                   for line in axes.get_xgridlines() + axes.get_ygridlines())
     assert [t.get_text() for t in bottom.get_xticklabels()] == OUTPUT[:32]
     assert all(t.get_rotation() == 90 for t in bottom.get_xticklabels())
     assert bottom.get_xlabel() == "decoded output (beam top-1)\nreference: r1 r2"
