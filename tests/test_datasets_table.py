@@ -148,3 +148,13 @@ def test_default_folders_empty_targets_ppdb_pairs_and_absent_paper_counts(tmp_pa
     assert rows[("ppdb", "pairs")].note == "" and rows[("ppdb", "pairs")].paper == 210372
     assert rows[("pwkp", "train")].paper == 89042 and rows[("pwkp", "train")].pairs is None
     assert {r.split: r.pairs for r in collect_system_outputs()}["WikiSmall/Dress"] == 1
+
+
+def test_words_except_for_character_level_data_and_unix_line_ends():
+    """pwkp counts words ("abc de": 2), LCSTS characters; the CSV ends lines with \\n alone."""
+    from paragen.report.datasets import Row, tokens
+
+    assert tokens("abc de", "pwkp") == ["abc", "de"] and tokens("今天", "lcsts") == ["今", "天"]
+    row = Row("pwkp", "test", 1, 1, 2, 2.0, 2.0, None, 100, "")
+    assert to_csv([row]) == ("dataset,split,pairs,references,tokens,mean_source,mean_target,coverage,paper,note\n"
+                             "pwkp,test,1,1,2,2.0,2.0,,100,\n")
