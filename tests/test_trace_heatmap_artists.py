@@ -72,3 +72,31 @@ def test_a_short_right_attention_example():
     assert [t.get_text() for t in axes.get_yticklabels()] == ["a", "b", "c"]
     assert [a.get_ylabel() for a in fig.axes[1:]] == ["weight"]
     assert tuple(fig.get_size_inches()) == pytest.approx((style.PAGE_WIDTH_IN, 2.91))
+
+
+def test_the_source_window_at_its_edges():
+    """All rows when the source fits exactly (30 of 30); a window pinned at 0 when the fillers start near it
+    (2 - 14 < 0); fillers longer than the window start it at the first one (5), not one before."""
+    from paragen.report.figure_heatmaps import source_window
+
+    assert source_window(30, {"x": [20, 23]}) == range(30)
+    assert source_window(40, {"x": [2, 4]}) == range(0, 30)
+    assert source_window(50, {"x": [5, 40]}) == range(5, 35)
+
+
+def test_brackets_only_for_fillers_inside_the_window_and_panels_sized_by_rows():
+    """Fillers at 0-2 and 30-35 of 60 tokens: the window is 0..29, so only the first gets a bracket (the second
+    starts where the window ends); brackets are empty-text annotations in axes fractions. Two panels, 30 and 3
+    rows: heights 0.17 x 30 + 2.2 = 7.3 and 0.17 x 3 + 2.2 = 2.71 in, in that ratio; colour bars 0.03 of a panel."""
+    long = {"line": 1, "source": [f"s{i}" for i in range(60)], "output": ["o"], "reference": ["o"],
+            "correct": True, "copy_probs": [[0.5] * 60], "generate_mass": [0.5], "spans": {"a": [0, 2], "b": [30, 35]}}
+    short = {"line": 2, "source": ["p", "q", "r"], "output": ["o"], "reference": ["o"], "correct": True,
+             "copy_probs": [[0.5] * 3], "generate_mass": [0.5]}
+    fig = trace_heatmap_figure([long, short], "two panels")
+    top = fig.axes[0]
+    assert [(a.get_text(), a.xycoords) for a in top.texts] == [("", "axes fraction")]
+    fig.canvas.draw()
+    first, second = fig.subfigs
+    assert first.bbox.height / second.bbox.height == pytest.approx(7.3 / 2.71, rel=0.01)
+    bars = [axes for axes in fig.axes if axes.get_ylabel() == "probability"]
+    assert len(bars) == 2 and all(bar.get_position().width < 0.05 for bar in bars)
