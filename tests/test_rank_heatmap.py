@@ -15,6 +15,13 @@ from paragen.report import figure_matrix
 from paragen.report.matrix import CellResult, TaskResult
 
 
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """The figures stay open for the assertions (nothing saves them); closed after each test."""
+    yield
+    style.plt.close("all")
+
 def _cell(task, mechanism, status="scored", rank=None, values=(), verdict="", tested=False):
     tests = [{"seed": 1, "delta": 1.0, "p_value": 0.01}] if tested else []
     return CellResult(task, mechanism, status, rank=rank, values=list(values), verdict=verdict, tests=tests)
