@@ -14,7 +14,7 @@ from paragen.report.matrix import CellResult, _cell
 
 def _config(runnable: bool) -> SimpleNamespace:
     return SimpleNamespace(matrix=SimpleNamespace(tasks={"copy": SimpleNamespace(metric="bleu", also=[])}),
-                           runnable=lambda experiment: runnable, dataset_of=lambda name: "turk", systems={},
+                           runnable=lambda experiment: runnable, dataset_of=lambda name: {"mx_attention": "turk"}[name], systems={},
                            data=[])
 
 
