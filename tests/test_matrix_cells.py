@@ -14,8 +14,8 @@ from paragen.report.matrix import CellResult, _cell
 
 def _config(runnable: bool) -> SimpleNamespace:
     return SimpleNamespace(matrix=SimpleNamespace(tasks={"copy": SimpleNamespace(metric="bleu", also=[])}),
-                           runnable=lambda experiment: runnable, dataset_of=lambda name: {"mx_attention": "turk"}[name], systems={},
-                           data=[])
+                           runnable=lambda experiment: runnable,
+                           dataset_of=lambda name: {"mx_attention": "turk"}[name], systems={}, data=[])
 
 
 CELL = MatrixCell("copy", "attention", "mx_attention", None, (("mx_attention_s1", 1), ("mx_attention_s2", 2)))
