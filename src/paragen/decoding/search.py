@@ -152,7 +152,7 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     forbidden = forbidden_ids(model, device)
     # Each row group's first row, made once: rows stay grouped by sentence in order, so the first m are the m left.
     all_first_rows = torch.arange(n, device=device).unsqueeze(1) * beam_size  # (n, 1)
-    fixed_beam = None  # without `shrinking` the beam mask is the same at every step: made at the first
+    in_full_beam = rank < beam_size  # (1, k): without `shrinking` the beam mask of every step, sliced to its width
 
     for length in range(1, max_length + 1):
         m = scores.size(0)
@@ -167,8 +167,7 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
         if stopping == "shrinking":
             in_beam = rank[:, : top_scores.size(1)] < (beam_size - kept.finished).unsqueeze(1)
         else:
-            fixed_beam = rank[:, : top_scores.size(1)] < beam_size if fixed_beam is None else fixed_beam
-            in_beam = fixed_beam
+            in_beam = in_full_beam[:, : top_scores.size(1)]
         last_step = length == max_length
         # Only endings that rank inside the beam are final; weaker ones would fill the finished list
         # with poor hypotheses. A sentence that is done adds none. Scores are log-probabilities (at most 0, or NaN
