@@ -8,9 +8,9 @@ The run's ``best.pt`` decodes the first ``--sentences`` lines of its test split 
 (beam and length penalty from params.yaml; ``--beam`` overrides the beam), ``--rounds`` times, one thread
 (decode stages run one thread a job); each round prints its sentences/s and the median is printed when the
 rounds agree within 20 % (otherwise the machine was busy). ``--device cuda`` decodes on a GPU (the host side
-still one thread), after one untimed decode of the first 32 sentences that loads the GPU's kernels. The n-best of the first round is compared with
-``runs/<experiment>/test.nbest.jsonl`` where that file was written by the same beam: a faster search that
-returns other hypotheses is not faster.
+still one thread), after one untimed decode of the first 32 sentences that loads the GPU's kernels. The n-best
+of the first round is compared with ``runs/<experiment>/test.nbest.jsonl`` where that file was written by the
+same beam: a faster search that returns other hypotheses is not faster.
 
 ``--count`` decodes once under an operator counter instead of timing (any machine, no GPU needed): per decoder
 step, the computing aten operators inside the model's ``step`` and in the search around it, and the host reads

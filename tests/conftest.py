@@ -49,6 +49,16 @@ def write_lines(path: Path, lines) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def matrix_cell(task: str, mechanism: str, status: str = "scored", rank: float | None = None, values=(),
+                verdict: str = "", tested: bool = False):
+    """A matrix cell as the report sees it (``paragen.report.matrix.CellResult``); ``tested``: one seed's paired test
+    (delta +1.0, p 0.01)."""
+    from paragen.report.matrix import CellResult
+
+    tests = [{"seed": 1, "run": "r", "baseline": "b", "delta": 1.0, "p_value": 0.01}] if tested else []
+    return CellResult(task, mechanism, status, rank=rank, values=list(values), verdict=verdict, tests=tests)
+
+
 def copy_workflow(directory: Path) -> Path:
     """Copy the real workflow files (Snakefile, rules, profiles, report captions) and the tiny configuration."""
     directory.mkdir(parents=True, exist_ok=True)

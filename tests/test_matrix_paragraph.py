@@ -8,35 +8,31 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from paragen.report.matrix import CellResult, TaskResult
+from paragen.report.matrix import TaskResult
 from paragen.report.matrix_render import paragraph
+
+from conftest import matrix_cell
 
 
 def _config(seeds: list[int], required: int) -> SimpleNamespace:
     return SimpleNamespace(matrix=SimpleNamespace(seeds=seeds, required=lambda: required))
 
 
-def _cell(task: str, mechanism: str, status: str = "scored", rank: float | None = None, verdict: str = "",
-          tested: bool = False) -> CellResult:
-    tests = [{"seed": 1, "run": "r", "baseline": "b", "delta": 1.0, "p_value": 0.01}] if tested else []
-    return CellResult(task, mechanism, status, rank=rank, verdict=verdict, tests=tests)
-
-
 def _results() -> list[TaskResult]:
     copy = TaskResult("copy", "Copy", "accuracy", "attention", [
-        _cell("copy", "attention", rank=4, verdict="baseline"),
-        _cell("copy", "A", rank=1, verdict="better", tested=True),
-        _cell("copy", "B", rank=1, verdict="worse", tested=True),
-        _cell("copy", "C", rank=3, verdict="no difference shown", tested=True),
-        _cell("copy", "F", rank=2, verdict="better", tested=True),
-        _cell("copy", "D", status="not run"),
-        _cell("copy", "E", status="not run"),
+        matrix_cell("copy", "attention", rank=4, verdict="baseline"),
+        matrix_cell("copy", "A", rank=1, verdict="better", tested=True),
+        matrix_cell("copy", "B", rank=1, verdict="worse", tested=True),
+        matrix_cell("copy", "C", rank=3, verdict="no difference shown", tested=True),
+        matrix_cell("copy", "F", rank=2, verdict="better", tested=True),
+        matrix_cell("copy", "D", status="not run"),
+        matrix_cell("copy", "E", status="not run"),
     ])
-    empty = TaskResult("empty", "Empty", "accuracy", "attention", [_cell("empty", "A", status="not run")])
+    empty = TaskResult("empty", "Empty", "accuracy", "attention", [matrix_cell("empty", "A", status="not run")])
     void = TaskResult("void", "Void", "BLEU", "attention", [
-        _cell("void", "X", rank=2, verdict="better", tested=True),
-        _cell("void", "Y", rank=1, verdict="worse", tested=True),
-        _cell("void", "Z", status="not run"),
+        matrix_cell("void", "X", rank=2, verdict="better", tested=True),
+        matrix_cell("void", "Y", rank=1, verdict="worse", tested=True),
+        matrix_cell("void", "Z", status="not run"),
     ], void="void: its baseline does not work")
     return [copy, empty, void]
 

@@ -12,7 +12,9 @@ from matplotlib import colors
 
 from paragen import figure_style as style
 from paragen.report import figure_matrix
-from paragen.report.matrix import CellResult, TaskResult
+from paragen.report.matrix import TaskResult
+
+from conftest import matrix_cell
 
 
 
@@ -21,10 +23,6 @@ def _close_figures():
     """The figures stay open for the assertions (nothing saves them); closed after each test."""
     yield
     style.plt.close("all")
-
-def _cell(task, mechanism, status="scored", rank=None, values=(), verdict="", tested=False):
-    tests = [{"seed": 1, "delta": 1.0, "p_value": 0.01}] if tested else []
-    return CellResult(task, mechanism, status, rank=rank, values=list(values), verdict=verdict, tests=tests)
 
 
 def _draw(monkeypatch, results, mechanisms, title="Ranks"):
@@ -37,16 +35,16 @@ def _draw(monkeypatch, results, mechanisms, title="Ranks"):
 
 RESULTS = [
     TaskResult("copy", "Copy task with a label long enough to wrap onto two lines", "accuracy", "A", [
-        _cell("copy", "A", rank=1, values=[80.0], verdict="baseline"),
-        _cell("copy", "B", rank=2.5, values=[70.25], verdict="better", tested=True),
-        _cell("copy", "C", rank=4, values=[60.0], verdict="worse", tested=True),
-        _cell("copy", "D", status="does not apply"),
+        matrix_cell("copy", "A", rank=1, values=[80.0], verdict="baseline"),
+        matrix_cell("copy", "B", rank=2.5, values=[70.25], verdict="better", tested=True),
+        matrix_cell("copy", "C", rank=4, values=[60.0], verdict="worse", tested=True),
+        matrix_cell("copy", "D", status="does not apply"),
     ]),
     TaskResult("sum", "Sum", "BLEU", "A", [
-        _cell("sum", "A", rank=2, values=[10.0], verdict="baseline"),
-        _cell("sum", "B", rank=1, values=[12.0], verdict="better", tested=True),
-        _cell("sum", "C", status="not run"),
-        _cell("sum", "D", rank=3, values=[5.0], verdict="no difference shown", tested=True),
+        matrix_cell("sum", "A", rank=2, values=[10.0], verdict="baseline"),
+        matrix_cell("sum", "B", rank=1, values=[12.0], verdict="better", tested=True),
+        matrix_cell("sum", "C", status="not run"),
+        matrix_cell("sum", "D", rank=3, values=[5.0], verdict="no difference shown", tested=True),
     ], void="void"),
 ]
 
@@ -96,11 +94,11 @@ def test_labels_title_and_size(monkeypatch):
 
 def test_a_top_rank_below_two_still_spans_one_to_two(monkeypatch):
     """One mechanism ranked 1 everywhere: the scale still spans 1..2 (rank 1 in black, not white)."""
-    results = [TaskResult("t", "T", "accuracy", "A", [_cell("t", "A", rank=1, values=[50.0])])]
+    results = [TaskResult("t", "T", "accuracy", "A", [matrix_cell("t", "A", rank=1, values=[50.0])])]
     _, ax, _ = _draw(monkeypatch, results, ["A"])
     assert ax.images[0].get_clim() == (1.0, 2.0)
     assert [(t.get_text(), t.get_color()) for t in ax.texts] == [("1 · 50.0", "black")]
-    nothing = [TaskResult("t", "T", "accuracy", "A", [_cell("t", "A", status="not run")])]
+    nothing = [TaskResult("t", "T", "accuracy", "A", [matrix_cell("t", "A", status="not run")])]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no rank at all: the scale is set without numpy's all-NaN warning
         _, ax, _ = _draw(monkeypatch, nothing, ["A"])
@@ -112,12 +110,12 @@ def test_label_width_follows_the_column_count_and_the_bar_is_shrunk(monkeypatch)
     columns: at max(12, 60 // 5) = 12 (a 13-character word is split after 12). The colour bar is 0.8 of the map's
     height once laid out."""
     label = "a" * 50 + " " + "b" * 10  # 61 characters
-    one = [TaskResult("t", label, "accuracy", "A", [_cell("t", "A", rank=1, values=[50.0])])]
+    one = [TaskResult("t", label, "accuracy", "A", [matrix_cell("t", "A", rank=1, values=[50.0])])]
     fig, ax, bar = _draw(monkeypatch, one, ["A"])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a" * 50 + "\n" + "b" * 10]
     fig.canvas.draw()
     assert bar.get_position().height / ax.get_position().height == pytest.approx(0.8, abs=0.02)
-    five = [TaskResult(f"t{k}", "abcdefghijklm", "accuracy", "A", [_cell(f"t{k}", "A", rank=1, values=[50.0])])
+    five = [TaskResult(f"t{k}", "abcdefghijklm", "accuracy", "A", [matrix_cell(f"t{k}", "A", rank=1, values=[50.0])])
             for k in range(5)]
     _, ax, _ = _draw(monkeypatch, five, ["A"])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["abcdefghijkl\nm"] * 5

@@ -12,6 +12,8 @@ import pytest
 from paragen.config import load_config
 from paragen.report import index
 
+from conftest import write_lines
+
 PARAMS = Path(__file__).resolve().parents[1] / "params.yaml"
 
 
@@ -24,11 +26,6 @@ def loaded():
 def config(loaded, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     return loaded
-
-
-def _write(path: str, text: str = "") -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
 
 
 def _section(text: str, title: str) -> list[str]:
@@ -62,9 +59,9 @@ def test_nothing_generated_every_table_says_why(config):
 def test_generated_tables_this_run_and_an_earlier_one(config):
     """A table of this run shows its body (the file without its heading) and its files; one of another suite is
     marked as an earlier run's; the matrix table likewise when the matrix suite is not active."""
-    _write("results/tables/copynet_synthetic.md", "# heading\n\n| row | 1.0 |\n")
-    _write("results/tables/copynet_synthetic_adjacent.md", "# heading\n\n| adjacent | 2.0 |\n")
-    _write("results/tables/matrix.md", "# heading\n\n| matrix | 3.0 |\n")
+    write_lines(Path("results/tables/copynet_synthetic.md"), ["# heading", "", "| row | 1.0 |"])
+    write_lines(Path("results/tables/copynet_synthetic_adjacent.md"), ["# heading", "", "| adjacent | 2.0 |"])
+    write_lines(Path("results/tables/matrix.md"), ["# heading", "", "| matrix | 3.0 |"])
     text = index.render_index(config)
     this_run = _section(text, config.tables["copynet_synthetic"].title)
     assert this_run[:3] == ["", "| row | 1.0 |", ""]
@@ -82,8 +79,8 @@ def test_generated_tables_this_run_and_an_earlier_one(config):
 def test_a_sweep_figure_without_its_table_has_its_caption_alone(config):
     """simp_skip's sweep figure drawn, its sweep table absent: the caption, with no trend sentence and nothing
     after it (reading the absent table would fail)."""
-    _write("results/tables/simplification.md", "# heading\n\n| simp | 1.0 |\n")
-    _write("results/figures/simp_skip_sweep.png")
+    write_lines(Path("results/tables/simplification.md"), ["# heading", "", "| simp | 1.0 |"])
+    write_lines(Path("results/figures/simp_skip_sweep.png"), [])
     lines = _section(index.render_index(config), config.tables["simplification"].title)
     figure = lines.index("![simp_skip_sweep](figures/simp_skip_sweep.png)")
     caption = lines[figure + 2]
@@ -92,8 +89,8 @@ def test_a_sweep_figure_without_its_table_has_its_caption_alone(config):
 
 
 def test_a_drawn_figure_without_a_caption_is_an_error(config, monkeypatch):
-    _write("results/tables/copynet_synthetic.md", "# heading\n\n| row | 1.0 |\n")
-    _write("results/figures/uncaptioned.png")
+    write_lines(Path("results/tables/copynet_synthetic.md"), ["# heading", "", "| row | 1.0 |"])
+    write_lines(Path("results/figures/uncaptioned.png"), [])
     monkeypatch.setattr(index, "drawable_figures", lambda config, name: ["results/figures/uncaptioned.png"])
     with pytest.raises(KeyError, match="uncaptioned.png: no report item gives this figure a caption"):
         index.render_index(config)
