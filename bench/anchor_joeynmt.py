@@ -73,7 +73,7 @@ def generate_reverse_task(folder: Path, train_pairs: int, valid_pairs: int, symb
                                              encoding="utf-8")
 
 
-def joeynmt_config(data: Path, model_dir: Path, epochs: int, cuda: bool, amp: bool) -> str:
+def joeynmt_config(data: Path, model_dir: Path, epochs: int, cuda: bool, amp: bool, seed: int = 42) -> str:
     """JoeyNMT's YAML for the shared configuration (see the module docstring)."""
     side = "\n".join(["        level: word", "        max_length: 25", "        voc_limit: 2000",
                       "        voc_min_freq: 1", "        tokenizer_type: none"])
@@ -98,7 +98,7 @@ testing:
     eval_metrics: [bleu]
     max_output_length: 30
 training:
-    random_seed: 42
+    random_seed: {seed}
     optimizer: adam
     learning_rate: {LEARNING_RATE}
     learning_rate_min: 1.0e-8
@@ -187,7 +187,7 @@ def joeynmt_rate(log: str, epoch: int) -> float:
 def run_joeynmt(python: Path, env: dict[str, str], data: Path, workdir: Path, args: argparse.Namespace) -> float:
     model_dir = workdir / "joey_model"
     config = workdir / "joey.yaml"
-    config.write_text(joeynmt_config(data, model_dir, args.epochs, args.device == "cuda", args.amp),
+    config.write_text(joeynmt_config(data, model_dir, args.epochs, args.device == "cuda", args.amp, args.seed),
                       encoding="utf-8")
     done = subprocess.run([python, "-m", "joeynmt", "train", str(config), "--skip-test"], capture_output=True,
                           text=True, env=env)
@@ -208,7 +208,8 @@ def run_paragen(data: Path, workdir: Path, args: argparse.Namespace) -> float:
     vocab = Vocabulary.build([train_data.sources, train_data.targets])
     model = ModelConfig(**PARAGEN_MODEL)
     training = TrainingConfig(learning_rate=LEARNING_RATE, batch_size=BATCH, max_epochs=args.epochs,
-                              patience=args.epochs, clip_norm=CLIP, valid_metric="neg_loss", amp=args.amp, seed=42)
+                              patience=args.epochs, clip_norm=CLIP, valid_metric="neg_loss", amp=args.amp,
+                              seed=args.seed)
     run_dir = workdir / "paragen_run"
     shutil.rmtree(run_dir, ignore_errors=True)
     state = train(model_config=model, training=training, train_data=train_data, valid_data=valid_data,
@@ -224,6 +225,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="alternations JoeyNMT, paragen")
     parser.add_argument("--epochs", type=int, default=2, help="epochs per training; the last one is measured")
     parser.add_argument("--sentences", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=42,
+                        help="seed of the generated data and of both trainings; another value gives a confirming "
+                             "run on data that played no part in earlier choices")
     parser.add_argument("--workdir", type=Path, default=Path("bench/.joeynmt"))
     parser.add_argument("--wheels", type=Path, default=None, help="install JoeyNMT offline from these wheels")
     parser.add_argument("--collect-wheels", type=Path, default=None,
@@ -236,11 +240,11 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     python, env = joeynmt_environment(args.workdir, args.wheels.resolve() if args.wheels else None)
     data = args.workdir / "reverse"
-    generate_reverse_task(data, args.sentences, 500)
+    generate_reverse_task(data, args.sentences, 500, seed=args.seed)
     device = torch.device(args.device)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {torch.get_num_threads()} threads"
     print(f"device {name}; torch {torch.__version__}; amp {args.amp}; {args.sentences} pairs, batch {BATCH}; "
-          f"epoch {args.epochs} of {args.epochs} measured", flush=True)
+          f"epoch {args.epochs} of {args.epochs} measured; seed {args.seed}", flush=True)
     ratios = []
     for round_ in range(1, args.rounds + 1):
         started = time.perf_counter()
