@@ -19,8 +19,8 @@ What it does:
    the same model and optimiser: bi-GRU encoder 300, GRU decoder 300, embeddings 150, Luong (general)
    attention with input feeding, bridge initialisation, dropout 0.1, Adam 1e-3, batches of 64 sentences,
    gradient norm clipped at 5; bf16 autocast for paragen and JoeyNMT's fp16 autocast when ``--amp``.
-4. Prints every round's target tokens per second of the last epoch for each (JoeyNMT: the median of its 50-step log windows
-   in that epoch; paragen: the epoch's ``tokens_per_s`` from ``train_log.csv``). Both count the real (non-pad)
+4. Prints every round's target tokens per second of the last epoch for each (JoeyNMT: the median of its 50-step log
+   windows in that epoch; paragen: the epoch's ``tokens_per_s`` from ``train_log.csv``). Both count the real (non-pad)
    target tokens including ``</s>`` and exclude validation. Batching differs as each tool does it: paragen
    groups sentences of similar length (less padding), JoeyNMT samples batches at random.
 5. Prints the median ratio only when the rounds agree within 20 %; otherwise says the machine was busy.
@@ -271,7 +271,8 @@ def summary(ratios: list[float]) -> str:
         listed = ", ".join(f"{r:.2f}" for r in ratios)
         return (f"paragen / JoeyNMT: the rounds disagree by {100 * (high / low - 1):.0f} % (ratios {listed}): the "
                 "machine was busy during some of them; no median is given, run again on a quiet machine")
-    return f"paragen / JoeyNMT training tokens/s: median ratio {statistics.median(ratios):.2f} over {len(ratios)} rounds"
+    return (f"paragen / JoeyNMT training tokens/s: median ratio {statistics.median(ratios):.2f} over {len(ratios)} "
+            "rounds")
 
 
 if __name__ == "__main__":
