@@ -37,7 +37,8 @@ def test_page_and_csv_by_hand(tmp_path, monkeypatch):
     assert (md_path, csv_path) == ("results/tables/t_aligned_pairs.md", "results/tables/t_aligned_pairs.csv")
     assert Path(md_path).read_text() == "\n".join([
         "# Headline stand-in: aligned pairs (as 004 Table 4)", "",
-        "| group | share of target tokens | most frequent pairs (target token, q_j's word) × count | paper's examples |",
+        "| group | share of target tokens | most frequent pairs (target token, q_j's word) × count "
+        "| paper's examples |",
         "| --- | --- | --- | --- |",
         "| identical (target token = q_j's word) | 50.0 % | (police, police) × 6; (a, a) × 3 | — |",
         "| inflection (same Porter stem; 004: verb inflection) | 0.0 % | none | — |",
