@@ -72,6 +72,7 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
     assert "Each cell: the score of the row's run on that split; — marks a missing number." in lines
     assert md.count("no paper reports numbers for these rows") == 1
     assert "on each split decoded: valid, test" in md and "valid scores flatter it" in md
+    assert "Exact match" not in md  # no exact-match column, so the caption does not define it
     assert "Sentences: valid 12, test 12." in md
     header, *rows = csv_text.splitlines()
     assert header == "table,row,column,reproduced,note,best_epoch,epochs_run,hit_epoch_cap"
