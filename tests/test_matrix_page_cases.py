@@ -116,3 +116,15 @@ def test_the_matrix_writes_nothing_when_a_test_is_missing(tmp_path, monkeypatch)
         matrix_render.write_matrix(config)
     written = sorted(str(p) for p in Path("results").rglob("*") if p.is_file())
     assert [p for p in written if not p.startswith("results/metrics/")] == []
+
+
+def test_csv_rows_end_in_newlines_and_join_metrics_and_alignment_by_spaces():
+    """Two seeds: BLEU 10 and 14 (mean 12.0000), SARI 30 and 31 (30.5000); gold-link accuracy 85.4 and 86."""
+    cell = CellResult("t", "A", "scored", experiment="mx_t_a", runs=["r1", "r2"], values=[50.0, 52.0], rank=1,
+                      also={"bleu": [10.0, 14.0], "sari": [30.0, 31.0]}, alignment=[85.4, 86.0])
+    text = matrix_render.to_csv(SimpleNamespace(), [TaskResult("t", "copy", "exact", "A", [cell])])
+    assert text.encode() == (
+        b"task,mechanism,status,reason,experiment,runs,metric,mean,sd,values,rank,verdict,deltas,p_values,also,"
+        b"attention_alignment\n"
+        b"t,A,scored,,mx_t_a,r1 r2,exact,51.0000,1.4142,50.0000 52.0000,1,,,,bleu=12.0000 sari=30.5000,"
+        b"85.4000 86.0000\n")
