@@ -128,3 +128,26 @@ def test_csv_rows_end_in_newlines_and_join_metrics_and_alignment_by_spaces():
         b"attention_alignment\n"
         b"t,A,scored,,mx_t_a,r1 r2,exact,51.0000,1.4142,50.0000 52.0000,1,,,,bleu=12.0000 sari=30.5000,"
         b"85.4000 86.0000\n")
+
+
+def _sanity_config(runnable: bool) -> SimpleNamespace:
+    check = SimpleNamespace(system="rd_identity", metric="bleu", fraction=0.5)
+    return SimpleNamespace(matrix=SimpleNamespace(tasks={"r": SimpleNamespace(sanity=check, baseline="RNNSearch")}),
+                           runnable=lambda name: runnable)
+
+
+def test_a_baseline_that_did_not_run_is_not_judged_even_when_its_bound_can_run(tmp_path, monkeypatch):
+    from paragen.report.matrix import sanity_void
+
+    monkeypatch.chdir(tmp_path)
+    assert sanity_void(_sanity_config(True), "r", CellResult("r", "RNNSearch", "not run")) == ""
+
+
+def test_a_missing_bound_names_the_params_key_that_asks_for_it(tmp_path, monkeypatch):
+    from paragen.report.matrix import sanity_void
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as raised:
+        sanity_void(_sanity_config(True), "r", CellResult("r", "RNNSearch", "scored", runs=["mx_r_rnnsearch"]))
+    assert str(raised.value).startswith("results/metrics/rd_identity.json: the bound rd_identity of "
+                                        "matrix.tasks.r.sanity is missing")

@@ -61,3 +61,14 @@ def test_a_metric_path_ending_at_a_section_is_refused_naming_file_and_path(tmp_p
     assert str(raised.value) == f"{path}: no bleu score at 'bleu/score'; was the run scored with bleu?"
     path.write_text(json.dumps({"bleu": {"score": 30.25}}))
     assert read_metrics(str(path), ["bleu"]) == {"bleu": 30.25}
+
+
+def test_a_null_on_the_way_or_at_the_end_of_a_path_means_not_applicable():
+    """004's SPM accuracy of a model without the SPM head is written as null: at the end of the path or on the way
+    there, the measure does not apply; a path that merely stops, or a number at its end, is not such a null."""
+    from paragen.report.tables import null_on_path
+
+    assert null_on_path({"spm": {"accuracy": None}}, "spm/accuracy") is True
+    assert null_on_path({"spm": None}, "spm/accuracy") is True
+    assert null_on_path({"spm": {}}, "spm/accuracy") is False
+    assert null_on_path({"spm": {"accuracy": 81.0}}, "spm/accuracy") is False
