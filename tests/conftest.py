@@ -59,6 +59,16 @@ def matrix_cell(task: str, mechanism: str, status: str = "scored", rank: float |
     return CellResult(task, mechanism, status, rank=rank, values=list(values), verdict=verdict, tests=tests)
 
 
+@pytest.fixture
+def close_figures():
+    """A test that reads a figure's drawn artists keeps the figure open for its assertions (nothing saves it);
+    every figure is closed after it (matplotlib warns past 20 open figures)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def copy_workflow(directory: Path) -> Path:
     """Copy the real workflow files (Snakefile, rules, profiles, report captions) and the tiny configuration."""
     directory.mkdir(parents=True, exist_ok=True)

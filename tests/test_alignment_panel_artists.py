@@ -17,11 +17,7 @@ from paragen.report.figure_heatmaps import _alignment_panel
 EXAMPLE = {"line": 4, "source": ["a", "b", "c"], "target": ["x", "y"], "gold": [[0, 1], [2, 0]]}
 MATRIX = [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]  # (target, source), largest 0.6 < 1: an autoscale would differ
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    style.plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def _panel(example):

@@ -16,11 +16,7 @@ from paragen.report.figure_curves import (RowCurve, small_multiples, training_pa
 
 from conftest import write_lines  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def _cycle(index: int) -> str:

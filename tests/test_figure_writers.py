@@ -7,17 +7,15 @@ from __future__ import annotations
 import pytest
 
 import paragen.report.figures as figures
-from paragen import figure_style as style
 
 from conftest import write_lines
 
 
 @pytest.fixture
-def saved(monkeypatch):
+def saved(monkeypatch, close_figures):
     kept = []
     monkeypatch.setattr(figures, "save", lambda fig, path: kept.append((fig, str(path))))
-    yield kept
-    style.plt.close("all")
+    return kept
 
 
 def test_curves_of_the_column_asked_for_with_label_and_title(tmp_path, saved):

@@ -17,12 +17,7 @@ from paragen.report.matrix import TaskResult
 from conftest import matrix_cell
 
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """The figures stay open for the assertions (nothing saves them); closed after each test."""
-    yield
-    style.plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def _draw(monkeypatch, results, mechanisms, title="Ranks"):

@@ -16,17 +16,13 @@ SOURCE = [f"s{i}" for i in range(40)]
 OUTPUT = [f"o{t}" for t in range(35)]
 PROBS = [[(t * 40 + i) / 2000 for i in range(40)] for t in range(35)]  # (steps, source): distinct values
 
+pytestmark = pytest.mark.usefixtures("close_figures")
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """The figures stay open for the assertions (nothing saves them); closed after each test."""
-    yield
-    style.plt.close("all")
 
 def _long_copy_trace():
     return {"line": 7, "source": SOURCE, "output": OUTPUT, "reference": ["r1", "r2"], "correct": False,
-            "copy_probs": PROBS, "generate_mass": [0.1 + t / 100 for t in range(35)], "spans": {"x": [20, 23], "y": [25, 26]}}
+            "copy_probs": PROBS, "generate_mass": [0.1 + t / 100 for t in range(35)],
+            "spans": {"x": [20, 23], "y": [25, 26]}}
 
 
 def test_a_long_wrong_copy_example():
