@@ -17,7 +17,7 @@ step, the computing aten operators inside the model's ``step`` and in the search
 (``item``/``bool``/``int`` of a tensor, and ``tolist`` calls), each of which waits for the GPU on a GPU. With
 ``--check-every N`` the search runs as it does on a GPU (no host checks, done sentences leave every N steps), so
 the count describes a GPU's search on a CPU. Launch-bound GPU decoding costs about one launch per operator and
-one wait per read.
+one wait per read. ``--host-checks`` makes the search read back at every step on any device, as it does on a CPU.
 
 Before and after a change: run it from a worktree of the older commit with this checkout's runs/ and data/
 linked in (the older code must load the same checkpoint), e.g.
@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--check-every", type=int, default=None,
                         help="beam_search's check_every, with host_checks off (default: the search's own choice)")
+    parser.add_argument("--host-checks", action="store_true",
+                        help="beam_search's host_checks on: a read at every step, as the search does on a CPU")
     parser.add_argument("--count", action="store_true", help="count operators and host reads instead of timing")
     args = parser.parse_args()
 
@@ -59,6 +61,9 @@ def main() -> None:
     if args.check_every is not None:  # how often the search reads back which sentences are done
         search = decode.beam_search
         decode.beam_search = lambda *a, **k: search(*a, **k, host_checks=False, check_every=args.check_every)
+    elif args.host_checks:  # the CPU's way on any device: one read a step decides which sentences are done
+        search = decode.beam_search
+        decode.beam_search = lambda *a, **k: search(*a, **k, host_checks=True)
 
     torch.set_num_threads(1)
     config = load_config("params.yaml")
