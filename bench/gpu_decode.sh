@@ -79,7 +79,7 @@ EOF
              --experiment "$experiment" --device "$device" --sentences "${SENTENCES:-300}" "${extra[@]}") \
             >"$log" 2>&1 || echo "exit $? (124: stopped after ${DECODE_S:-90} s)" >>"$log"
           printf 'pass %s  %-14s %-22s rounds %s| %s\n' "$pass" "$experiment" "$version" \
-            "$(awk '/^round/ {printf "%s ", $(NF-1)}' "$log")" \
+            "$(awk '/^round [0-9]/ {printf "%s ", $(NF-1)}' "$log")" \
             "$(grep -E '^(median|rounds differ|exit|n-best)' "$log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
         done
       done
