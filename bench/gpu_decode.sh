@@ -6,8 +6,9 @@
 #   bash bench/gpu_decode.sh prepare COMMIT...  here: stage in .devdata/gpu_decode/ each COMMIT's src/ (git archive),
 #                                               and of each experiment in EXPERIMENTS (default: syn_rnnsearch
 #                                               syn_copynet, trained here) its best.pt, test n-best, test sources
-#                                               and vocabulary: about 6 MB
-#   bash bench/gpu_decode.sh run                on the GPU machine (carry .devdata/gpu_decode and .whl): PASSES
+#                                               and vocabulary, and the wheels of .whl/ but pulp's (snakemake's
+#                                               scheduler, 16 MB), so that one carried folder of ~26 MB holds all
+#   bash bench/gpu_decode.sh run                on the GPU machine (carry .devdata/gpu_decode): PASSES
 #                                               passes (default 2) of bench/decode_speed.py --device cuda for each
 #                                               experiment and each staged commit, then this checkout, then this
 #                                               checkout with --host-checks; the second pass in the reverse order,
@@ -45,6 +46,9 @@ for path in (Path(data.directory) / "test.src", Path(data.vocab)):
     shutil.copy(path, stage / path)
 EOF
     done
+    if [ -d .whl ]; then
+      mkdir -p "$stage/whl" && find .whl -maxdepth 1 -name '*.whl' ! -name 'pulp-*' -exec cp {} "$stage/whl/" \;
+    fi
     du -sh "$stage" ;;
   run)
     device=${DEVICE:-cuda}
@@ -56,7 +60,7 @@ EOF
     site=
     if ! python3 -c "import paragen" 2>/dev/null; then
       [ -d /tmp/site/pydantic ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-        --target /tmp/site .whl/*.whl
+        --target /tmp/site "$stage"/whl/*.whl
       site=/tmp/site:
     fi
     cp -r "$stage/runs" "$stage/data" .  # merged into any runs/ and data/ already here
