@@ -47,7 +47,7 @@ for path in (Path(data.directory) / "test.src", Path(data.vocab)):
 EOF
     done
     if [ -d .whl ]; then
-      mkdir -p "$stage/whl" && find .whl -maxdepth 1 -name '*.whl' ! -name 'pulp-*' -exec cp {} "$stage/whl/" \;
+      mkdir -p "$stage/whl" && find .whl -maxdepth 1 -type f -name '*.whl' ! -name 'pulp-*' -exec cp {} "$stage/whl/" \;
     fi
     du -sh "$stage" ;;
   run)
