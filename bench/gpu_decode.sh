@@ -13,7 +13,8 @@
 #                                               experiment and each staged commit, then this checkout, then this
 #                                               checkout with --host-checks; the second pass in the reverse order,
 #                                               so a machine that speeds up or slows down favours no version.
-#                                               One file per decode in $OUT/decode/, and $OUT/decode/summary.txt
+#                                               One file per decode in $OUT/decode/, $OUT/decode/summary.txt, all
+#                                               packed in $OUT/decode_logs.tgz
 #
 # Each decode (SENTENCES test sentences, default 300, three rounds) is stopped after DECODE_S seconds (default 90). DEVICE=cpu runs the same on a CPU, to check it.
 set -euo pipefail
@@ -67,7 +68,7 @@ EOF
     [ "$device" = cuda ] && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
     versions=()
     for code in "$stage"/code/*; do versions+=("$(basename "$code")"); done
-    versions+=(checkout checkout+host-checks)
+    versions+=(checkout checkout-host-checks)
     for pass in $(seq 1 "${PASSES:-2}"); do
       order=("${versions[@]}")
       if [ $((pass % 2)) -eq 0 ]; then
@@ -76,7 +77,7 @@ EOF
       for experiment in "${experiments[@]}"; do
         for version in "${order[@]}"; do
           root=$stage/code/$version extra=()  # an older commit runs in its own copy, with its own params.yaml
-          case $version in checkout) root=. ;; checkout+host-checks) root=. extra=(--host-checks) ;; esac
+          case $version in checkout) root=. ;; checkout-host-checks) root=. extra=(--host-checks) ;; esac
           [ "$root" = . ] || ln -sfn "$PWD/runs" "$PWD/data" "$root/"
           log=$out/pass${pass}_${experiment}_${version}.txt
           (cd "$root" && PYTHONPATH=$site$PWD/src timeout "${DECODE_S:-90}" python3 "$OLDPWD/bench/decode_speed.py" \
@@ -87,6 +88,7 @@ EOF
             "$(grep -E '^(median|rounds differ|exit|n-best)' "$log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
         done
       done
-    done ;;
+    done
+    tar -czf "$out/../decode_logs.tgz" -C "$out" . ;;  # every log in one file: a lent machine returns few files
   *) echo "unknown part $1: prepare or run" >&2; exit 2 ;;
 esac
