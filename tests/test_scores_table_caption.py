@@ -1,0 +1,36 @@
+"""The caption a scores table is written with, word for word, before any row is scored and after: the test
+sentence counts appear only once a row has a score, and nothing stands in their place before. Expected text written
+by hand from tests/data/tiny_params.yaml's copynet_synthetic table (5 rules x 12 instances, 30 symbols, seed 3,
+bi-GRU 16/8, beam 3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from paragen.report import build
+
+SCALE = ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, Table 1. Scale: 5 rules × 12 "
+         "instances (paper: 200 × 200), 30 symbols, seed 3; bi-GRU encoder, hidden 16 / embedding 8; beam 3.")
+
+
+def _caption() -> str:
+    lines = Path("results/tables/copynet_synthetic.md").read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith("Exact-match"))
+
+
+def test_no_scored_row_no_sentence_count_and_nothing_in_its_place(tmp_path, monkeypatch, tiny_config):
+    monkeypatch.chdir(tmp_path)
+    build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
+    assert _caption() == SCALE
+
+
+def test_scored_rows_add_their_distinct_test_sentence_counts(tmp_path, monkeypatch, tiny_config):
+    """Enc-Dec scored on 10 sentences, CopyNet and WEAN on 12 each: "Test sentences: 10, 12." (each count once)."""
+    monkeypatch.chdir(tmp_path)
+    Path("results/metrics").mkdir(parents=True)
+    for experiment, count in (("t_encdec", 10), ("t_copynet", 12), ("t_wean", 12)):
+        Path(f"results/metrics/{experiment}.json").write_text(json.dumps(
+            {"metric": "exact", "score": 0, "count": count, "by_tag": {"x->x": {"top1": 50.0}}}))
+    build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
+    assert _caption() == SCALE + " Test sentences: 10, 12."
