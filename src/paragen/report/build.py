@@ -312,7 +312,6 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
     columns = [Column(c.key, f"{c.label} (paper V)", c.key) for c in paper.columns]
     columns += [Column(f"{c.key}_built", f"{c.label} (built V)", c.key) for c in paper.columns]
     table = ResultTable(table_name, spec.title, "", columns, list(spec.grid), decimals=paper.decimals)
-    vocab_notes = []
     for row, cells in spec.grid.items():
         for column in paper.columns:
             experiment = cells[column.key]
@@ -328,7 +327,6 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
             else:
                 table.cells[(row, f"{column.key}_built")] = Cell(
                     None, count.at_built_vocab / 1e6, f"built vocabulary: {count.built_vocab:,} tokens + 4 specials")
-                vocab_notes.append(f"{column.label}: {count.built_vocab:,}")
     table.caption = (f"{paper.metric[0].upper()}{paper.metric[1:]}, {paper.paper} {paper.table} reproduced by "
                      "instantiating each experiment's model. Seq2seq: the k x V projection W (Eq. 3, bias "
                      "excluded); WEAN: the parameters of its score function f(q, e) (Eq. 5) as configured. "
