@@ -1,5 +1,6 @@
 """Human evaluation's bookkeeping case by case (paragen.report.human_eval): the exact sheet and key an export writes,
-each refusal's message, and the means and paired t-tests on ratings small enough to work out by hand."""
+each refusal's message, the means and paired t-tests on ratings small enough to work out by hand, and the table they
+are written as."""
 
 import json
 import math
@@ -8,7 +9,7 @@ import random
 import pytest
 
 from paragen.data.corpus import CorpusError
-from paragen.report.human_eval import export_sheet, ingest_sheets, read_sheet
+from paragen.report.human_eval import HumanEvalResult, export_sheet, ingest_sheets, read_sheet, to_markdown
 
 SOURCES = ["s zero", "s one"]
 SYSTEMS = {"A": ["a0", "a1"], "B": ["b0", "b1"]}
@@ -89,3 +90,23 @@ def test_means_best_and_the_paired_t_test_by_hand(tmp_path):
     assert result.p_values["Y"]["adequacy"] == 1.0  # no difference at all: no test, p = 1
     assert result.p_values["Z"] == {"fluency": 1.0, "adequacy": 1.0, "simplicity": 1.0, "all": 1.0}
     assert "C" not in result.p_values
+
+
+def test_the_table_word_for_word():
+    """Distinct means per dimension (a swapped column shows), p printed to 3 significant figures in the order
+    fluency / adequacy / simplicity / all, "best" for the best system, systems in the result's order."""
+    result = HumanEvalResult(
+        systems=["Ref", "Ours"], best="Ours", raters=2,
+        means={"Ref": {"fluency": 4.1249, "adequacy": 3.5, "simplicity": 2.0, "all": 3.208333},
+               "Ours": {"fluency": 4.6, "adequacy": 3.25, "simplicity": 2.8751, "all": 3.575}},
+        p_values={"Ref": {"fluency": 0.012345, "adequacy": 0.5, "simplicity": 1.0, "all": 0.00004567}})
+    assert to_markdown(result, "Human evaluation") == (
+        "# Human evaluation\n\n"
+        "| system | Fluency | Adequacy | Simplicity | All | p vs best (F / A / S / All) |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        "| Ref | 4.12 | 3.50 | 2.00 | 3.21 | 0.0123 / 0.5 / 1 / 4.57e-05 |\n"
+        "| Ours | 4.60 | 3.25 | 2.88 | 3.58 | best |\n"
+        "\n"
+        "Mean ratings (1-5) over 2 rater sheet(s); 'All' is the mean of the three dimensions. p: paired t-test "
+        "(scipy.stats.ttest_rel) of the best system against each other one over the sentences both were rated on, "
+        "per-sentence ratings averaged over raters.\n")
