@@ -1,6 +1,6 @@
 """Small report helpers, each pinned on a case where a plausible slip gives other text: the paired-test CSV record,
 the own-data caption, the sweep's trend sentence, the split counts, the trace reader's error, the matrix cell
-text, Table 5's refusal of other output layers and the traced examples. Expected values are written by hand."""
+text, Table 5's refusal of other output layers, the traced examples and the rescored-outputs reader. Expected values are written by hand."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from paragen.report.comparisons import _record
 from paragen.report.index import _sweep_trend
 from paragen.report.matrix_render import _rank, _score
 from paragen.report.parameters import output_layer_parameters
+from paragen.report.tables import read_rescored
 from paragen.simplification.skip_sweep import TREND_HEADING
 
 
@@ -79,3 +80,14 @@ def test_table5_refuses_other_output_layers_by_name():
     config = ModelConfig(architecture="copynet", embedding_size=4, hidden_size=4)
     with pytest.raises(ValueError, match="Table 5 compares Seq2seq and WEAN output layers, not CopyOutput"):
         output_layer_parameters(config, 10)
+
+
+def test_read_rescored_keys_each_score_by_test_set_system_and_metric(tmp_path):
+    """Our score of each (test set, system, metric) as a float, whatever other columns the file has; no file: no
+    scores (the DRESS rescoring has not run)."""
+    path = tmp_path / "published.csv"
+    path.write_text("test_set,system,metric,published,ours,difference\n"
+                    "newsela,DRESS-LS,sari,27.37,26.99,-0.38\n"
+                    "wikilarge,Hybrid,bleu,59.0,58.25,-0.75\n", encoding="utf-8")
+    assert read_rescored(path) == {("newsela", "DRESS-LS", "sari"): 26.99, ("wikilarge", "Hybrid", "bleu"): 58.25}
+    assert read_rescored(tmp_path / "missing.csv") == {}
