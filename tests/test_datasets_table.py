@@ -158,3 +158,23 @@ def test_words_except_for_character_level_data_and_unix_line_ends():
     row = Row("pwkp", "test", 1, 1, 2, 2.0, 2.0, None, 100, "")
     assert to_csv([row]) == ("dataset,split,pairs,references,tokens,mean_source,mean_target,coverage,paper,note\n"
                              "pwkp,test,1,1,2,2.0,2.0,,100,\n")
+
+
+def test_write_datasets_table_writes_both_files_from_the_default_folders(tmp_path, monkeypatch):
+    """`paragen datasets-table`'s writer: results/tables/datasets.md and .csv from data/prepared and data/raw of the
+    working folder. PPDB's pair "big" -> "large": 1 pair, 2 tokens, lengths 1.0; a DRESS output of two one-word
+    lines: 2 lines (paper: 100), 2 tokens, length 1.0."""
+    from paragen.report.datasets import write_datasets_table
+
+    monkeypatch.chdir(tmp_path)
+    write_lines(tmp_path / "data" / "prepared" / "ppdb" / "pairs.src", ["big"])
+    write_lines(tmp_path / "data" / "prepared" / "ppdb" / "pairs.tgt", ["large"])
+    write_lines(tmp_path / "data" / "raw" / "dress_outputs" / "WikiSmall" / "test" / "Dress", ["a", "b"])
+    rows = write_datasets_table()
+    assert {(r.dataset, r.split): r.pairs for r in rows}[("ppdb", "pairs")] == 1
+    md = (tmp_path / "results" / "tables" / "datasets.md").read_text(encoding="utf-8").splitlines()
+    assert "| ppdb | pairs | 1 | 210,372 | 1 | 2 | 1.0 | 1.0 | — |  |" in md
+    assert "| dress_outputs | WikiSmall/Dress | 2 | 100 | — | 2 | — | 1.0 | — | system output (one per sentence) |" in md
+    csv_lines = (tmp_path / "results" / "tables" / "datasets.csv").read_text(encoding="utf-8").splitlines()
+    assert csv_lines[0] == "dataset,split,pairs,references,tokens,mean_source,mean_target,coverage,paper,note"
+    assert "ppdb,pairs,1,1,2,1.0,1.0,,210372," in csv_lines
