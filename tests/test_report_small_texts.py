@@ -1,6 +1,6 @@
 """Small report helpers, each pinned on a case where a plausible slip gives other text: the paired-test CSV record,
 the own-data caption, the sweep's trend sentence, the split counts, the trace reader's error, the matrix cell
-text, Table 5's refusal of other output layers, the traced examples and the rescored-outputs reader. Expected values are written by hand."""
+text, Table 5's refusal of other output layers, the traced examples, the attention heat map's inputs and the rescored-outputs reader. Expected values are written by hand."""
 
 from __future__ import annotations
 
@@ -91,3 +91,26 @@ def test_read_rescored_keys_each_score_by_test_set_system_and_metric(tmp_path):
                     "wikilarge,Hybrid,bleu,59.0,58.25,-0.75\n", encoding="utf-8")
     assert read_rescored(path) == {("newsela", "DRESS-LS", "sari"): 26.99, ("wikilarge", "Hybrid", "bleu"): 58.25}
     assert read_rescored(tmp_path / "missing.csv") == {}
+
+
+def test_plot_attention_trace_draws_the_first_attention_rows_examples_of_the_rule_type(tmp_path, monkeypatch):
+    """The first attention row's trace (runs/<experiment>/attention_trace.json), its examples of the asked rule
+    type in the order correct, wrong, drawn to the table's attention heat map with a title naming the row; a rule
+    type without a traced line is refused, naming the trace file."""
+    import json
+
+    from paragen.report import build
+
+    monkeypatch.chdir(tmp_path)
+    trace = tmp_path / "runs" / "r_att" / "attention_trace.json"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(json.dumps({"x->x": {"correct": {"id": 1}, "wrong": {"id": 2}}, "x->xx": {"wrong": {"id": 3}}}))
+    drawn = []
+    monkeypatch.setattr(build, "plot_attention_heatmap", lambda *args: drawn.append(args))
+    plan = SimpleNamespace(attention_rows=["r_att", "r_other"], name="tab", row_of={"r_att": "RNNSearch"}.get)
+    build.plot_attention_trace(plan, "x->x")
+    assert drawn == [([{"id": 1}, {"id": 2}], "results/figures/tab_attention_heatmap.png",
+                      "RNNSearch attention on rule type x->x")]
+    with pytest.raises(ValueError, match=r"runs/r_att/attention_trace\.json: no traced test line of rule type x->0, "
+                                         "which the copy-mode map shows"):
+        build.plot_attention_trace(plan, "x->0")
