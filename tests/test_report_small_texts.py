@@ -1,6 +1,7 @@
 """Small report helpers, each pinned on a case where a plausible slip gives other text: the paired-test CSV record,
 the own-data caption, the sweep's trend sentence, the split counts, the trace reader's error, the matrix cell
-text, Table 5's refusal of other output layers, the traced examples, the attention heat map's inputs and the rescored-outputs reader. Expected values are written by hand."""
+text, Table 5's refusal of other output layers, the traced examples, the attention heat map's inputs and the
+rescored-outputs reader. Expected values are written by hand."""
 
 from __future__ import annotations
 
