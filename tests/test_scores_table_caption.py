@@ -6,6 +6,7 @@ bi-GRU 16/8, beam 3)."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from paragen.report import build
@@ -19,10 +20,15 @@ def _caption() -> str:
     return next(line for line in lines if line.startswith("Exact-match"))
 
 
-def test_no_scored_row_no_sentence_count_and_nothing_in_its_place(tmp_path, monkeypatch, tiny_config):
+def test_no_scored_row_no_sentence_count_and_nothing_in_its_place(tmp_path, monkeypatch, tiny_config, caplog):
+    """Also the one log line a tables-only build writes, naming the table's files."""
     monkeypatch.chdir(tmp_path)
-    build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
     assert _caption() == SCALE
+    files = ", ".join(f"results/tables/copynet_synthetic.{ext}" for ext in ("md", "csv", "tex"))
+    assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == \
+        [f"wrote {files} (tables only: no figures)"]
 
 
 def test_scored_rows_add_their_distinct_test_sentence_counts(tmp_path, monkeypatch, tiny_config):
