@@ -108,3 +108,27 @@ def test_one_seeds_rule_resampling_sentence_word_for_word():
             "[resampling lines instead: p = 0.034]")
     assert rule_seed_text(result, 2, {"x->x": "x → x"}) == "seed 2: " + body
     assert rule_seed_text(result, None, {"x->x": "x → x"}) == body
+
+
+def test_two_seeds_records_the_missing_seed_then_the_others_tests_with_their_seed(tmp_path, monkeypatch):
+    """Seeds 1 and 2 (runs t_copynet / t_encdec and t_copynet_seed2 / t_encdec_seed2): seed 1's comparison not
+    yet run, seed 2's written. The records: seed 1's "not yet run" first, then seed 2's rule tests (all types, x->x)
+    and its line bootstrap, each with seed 2; the CSV ends lines with a bare newline and leaves a field the record
+    lacks empty."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.comparisons import comparison_records, comparisons_csv
+
+    path = _comparison_file(tmp_path, monkeypatch, {"x->x": _test(87.0, 93.25, 0.12, -2.05, 14.45, 4)})
+    path.rename(path.with_name("t_copynet_seed2.vs.t_encdec_seed2.json"))
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["seeds"] = 2
+    config = parse_config(raw, "tiny")
+    records = comparison_records(config, table_plan(config, "copynet_synthetic"))
+    assert [(r["seed"], r.get("unit"), r.get("scope")) for r in records] == [
+        (1, None, None), (2, "rules", "all"), (2, "rules", "x->x"), (2, "sentences", "all")]
+    assert records[0]["note"] == "not yet run (results/metrics/t_copynet.vs.t_encdec.json missing)"
+    text = comparisons_csv(records[:1])
+    assert "\r" not in text and text.count("\n") == 2
+    # block empty, seed 1, then the 12 fields from split to lines empty, then the note
+    assert text.splitlines()[1] == ("copynet_synthetic,CopyNet,Enc-Dec,exact,,1" + "," * 13
+                                    + "not yet run (results/metrics/t_copynet.vs.t_encdec.json missing)")
