@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from paragen.report.tables import Cell, Column, ResultTable
 
 
-def _num(value: float | None, decimals: int = 1) -> str:
+def _num(value: float | None, decimals: int) -> str:
     return "—" if value is None else shown(value, decimals)
 
 
-def cell_text(cell: Cell, decimals: int = 1, own: bool = False) -> str:
+def cell_text(cell: Cell, decimals: int, own: bool) -> str:
     """"paper / reproduced (difference)"; in a table of your own data (``own``) the reproduced number alone. Every
     number is rounded half up, and the difference is that of the two numbers shown (:mod:`paragen.report.rounding`);
     an interval's half width is taken exactly from its bounds before rounding."""
