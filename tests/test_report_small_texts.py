@@ -115,3 +115,7 @@ def test_plot_attention_trace_draws_the_first_attention_rows_examples_of_the_rul
     with pytest.raises(ValueError, match=r"runs/r_att/attention_trace\.json: no traced test line of rule type x->0, "
                                          "which the copy-mode map shows"):
         build.plot_attention_trace(plan, "x->0")
+    trace.unlink()
+    with pytest.raises(FileNotFoundError, match=r"^runs/r_att/attention_trace\.json: the attention trace is missing; "
+                                                r"the stage decode_r_att writes it"):
+        build.plot_attention_trace(plan, "x->x")
