@@ -132,3 +132,25 @@ def test_two_seeds_records_the_missing_seed_then_the_others_tests_with_their_see
     # block empty, seed 1, then the 12 fields from split to lines empty, then the note
     assert text.splitlines()[1] == ("copynet_synthetic,CopyNet,Enc-Dec,exact,,1" + "," * 13
                                     + "not yet run (results/metrics/t_copynet.vs.t_encdec.json missing)")
+
+
+def test_two_seeds_on_rule_data_each_labelled_and_tallied_by_the_overall_p(tmp_path, monkeypatch):
+    """Seed 1's rule test at p = 0.03 (significant), seed 2's at p = 0.05 (not: the bar is p < 0.05), so the tally is
+    1 of 2; each seed's text starts with its seed. A file whose types are not listed (by_type empty) gives the
+    overall test and then the line bootstrap's p, with no empty type list between them."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.comparisons import comparison_lines
+
+    path = _comparison_file(tmp_path, monkeypatch, {})
+    second = json.loads(path.read_text())
+    second["clustered"]["overall"]["p_value"] = 0.05
+    path.with_name("t_copynet_seed2.vs.t_encdec_seed2.json").write_text(json.dumps(second))
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["seeds"] = 2
+    config = parse_config(raw, "tiny")
+    (line,) = comparison_lines(config, table_plan(config, "copynet_synthetic"))
+    seed_text = ("all types: 94.8 vs 81.4 (+13.4; difference 95 % interval 4.1 to 20.0, 20 rules), p = {} [resampling "
+                 "lines instead: p < 0.005]")
+    assert line.endswith(
+        "exact match on test: seed 1: " + seed_text.format("0.030") + "; seed 2: " + seed_text.format("0.050")
+        + ". CopyNet is better at p < 0.05 in 1 of 2 tests.")
