@@ -10,9 +10,12 @@ for PWKP and EWSEW, 512 for LCSTS; the paper's V = 50,000 and 4,000, plus the 4 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from paragen.config import load_config, parse_config
+import pytest
+
+from paragen.config import load_config
 from paragen.data.vocabulary import SPECIALS
 from paragen.report.build import build_parameters_table
 from paragen.report.parameters import ParameterCount, count_cell
@@ -22,10 +25,9 @@ from conftest import ROOT, write_lines
 ABSENT = "— / not run: dataset absent"
 
 
-def _config(data: list[str]):
-    raw = load_config(ROOT / "params.yaml").model_dump(exclude_unset=True)
-    raw["data"] = data
-    return parse_config(raw)
+@pytest.fixture(scope="module")
+def config():
+    return load_config(ROOT / "params.yaml")  # seconds to validate: once for the module
 
 
 def _vocab(path: Path, words: int) -> Path:
@@ -33,8 +35,7 @@ def _vocab(path: Path, words: int) -> Path:
     return path
 
 
-def test_each_cell_counts_at_the_papers_vocabulary_and_at_the_built_one(tmp_path):
-    config = load_config(ROOT / "params.yaml")
+def test_each_cell_counts_at_the_papers_vocabulary_and_at_the_built_one(tmp_path, config):
     seq2seq, wean, concat, lcsts = (config.models[config.experiments[e].model]
                                     for e in ("pwkp_seq2seq", "pwkp_wean", "pwkp_wean_concat", "lcsts_seq2seq"))
     vocab = _vocab(tmp_path / "vocab.txt", 1000)
@@ -46,11 +47,15 @@ def test_each_cell_counts_at_the_papers_vocabulary_and_at_the_built_one(tmp_path
     assert count_cell(lcsts, 4_000, None).at_paper_vocab == 2_050_048
 
 
-def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch):
+def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch, config, caplog):
+    """PWKP switched on and its vocabulary built; a note in the table's settings ends the caption; one log line
+    names the table's files."""
     monkeypatch.chdir(tmp_path)
     _vocab(tmp_path / "data/vocab/pwkp.word/vocab.txt", 1000)
-    config = _config(["pwkp"])
-    build_parameters_table(config, "wean_parameters", config.tables["wean_parameters"])
+    config = config.model_copy(update={"data": ["pwkp"]})
+    spec = config.tables["wean_parameters"].model_copy(update={"note": "A note."})
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build_parameters_table(config, "wean_parameters", spec)
     text = (tmp_path / "results/tables/wean_parameters.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert rows[0] == ("| model | PWKP (paper V) | EWSEW (paper V) | LCSTS (paper V) | PWKP (built V) | "
@@ -64,7 +69,10 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     assert ("Output-layer parameters (millions), Ma et al. (2018), WEAN Table 5 reproduced by instantiating each "
             "experiment's model. Seq2seq: the k x V projection W (Eq. 3, bias excluded); WEAN: the parameters of its "
             "score function f(q, e) (Eq. 5) as configured. The paper reports the concat score's 2k^2 + k ('at most') "
-            "although it trains with general (k^2), hence the WEAN (concat) row.\n") in text
+            "although it trains with general (k^2), hence the WEAN (concat) row. A note.\n") in text
+    assert [r.getMessage() for r in caplog.records if r.name == "paragen.report.build"] == [
+        "wrote results/tables/wean_parameters.md, results/tables/wean_parameters.csv, "
+        "results/tables/wean_parameters.tex"]
     assert "- Seq2seq, PWKP (built V): built vocabulary: 1,000 tokens + 4 specials\n" in text
     assert "- WEAN, LCSTS (paper V): counted at V = 4,000 + 4 specials\n" in text
     assert ("- Seq2seq, LCSTS (built V): not run: dataset absent (lcsts_wean is not switched on; fetch it, then run "
