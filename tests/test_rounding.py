@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from paragen.config.papers import Column
 from paragen.report.render import to_csv, to_latex, to_markdown
-from paragen.report.rounding import exact_difference, exact_text, half_up, shown, shown_difference
+from paragen.report.rounding import exact, exact_difference, exact_text, half_up, shown, shown_difference
 from paragen.report.tables import Cell, ResultTable
 
 
@@ -93,3 +93,10 @@ def test_the_csv_keeps_the_metrics_files_numbers_and_their_exact_difference():
                       "ci95_low,ci95_high")
     assert a == "t,a,m,88.8,88.85,0.05,,,,,88.05,89.65"  # not 0.04999999999999716 (the binary difference)
     assert b == "t,b,m,,95.0,,not in paper,,,,,"
+
+
+def test_a_decimal_stays_as_it_is_and_a_float_becomes_its_shortest_repr():
+    """20 significant digits survive as a Decimal; through a float they would come back as 0.12345678901234568.
+    A float 0.1 is the decimal 0.1, not its binary value 0.1000000000000000055511151231257827..."""
+    assert str(exact(Decimal("0.12345678901234567890"))) == "0.12345678901234567890"
+    assert str(exact(0.1)) == "0.1"
