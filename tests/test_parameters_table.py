@@ -73,6 +73,8 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     assert [r.getMessage() for r in caplog.records if r.name == "paragen.report.build"] == [
         "wrote results/tables/wean_parameters.md, results/tables/wean_parameters.csv, "
         "results/tables/wean_parameters.tex"]
+    build_parameters_table(config, "wean_parameters", config.tables["wean_parameters"])  # no note: nothing after
+    assert "hence the WEAN (concat) row.\n" in (tmp_path / "results/tables/wean_parameters.md").read_text()
     assert "- Seq2seq, PWKP (built V): built vocabulary: 1,000 tokens + 4 specials\n" in text
     assert "- WEAN, LCSTS (paper V): counted at V = 4,000 + 4 specials\n" in text
     assert ("- Seq2seq, LCSTS (built V): not run: dataset absent (lcsts_wean is not switched on; fetch it, then run "
