@@ -57,6 +57,7 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     with caplog.at_level(logging.INFO, logger="paragen"):
         build_parameters_table(config, "wean_parameters", spec)
     text = (tmp_path / "results/tables/wean_parameters.md").read_text(encoding="utf-8")
+    assert text.startswith("# WEAN Table 5: output-layer parameters (millions)\n")
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert rows[0] == ("| model | PWKP (paper V) | EWSEW (paper V) | LCSTS (paper V) | PWKP (built V) | "
                        "EWSEW (built V) | LCSTS (built V) |")
