@@ -23,6 +23,7 @@ from paragen.report.parameters import ParameterCount, count_cell
 from conftest import ROOT, write_lines
 
 ABSENT = "— / not run: dataset absent"
+LCSTS_VOCAB = "data/vocab/lcsts_wean.char/vocab.txt"
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +49,11 @@ def test_each_cell_counts_at_the_papers_vocabulary_and_at_the_built_one(tmp_path
 
 
 def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch, config, caplog):
-    """PWKP switched on and its vocabulary built; a note in the table's settings ends the caption; one log line
+    """PWKP switched on and its vocabulary built, LCSTS off although a vocabulary of it exists; a note in the table's settings ends the caption; one log line
     names the table's files."""
     monkeypatch.chdir(tmp_path)
     _vocab(tmp_path / "data/vocab/pwkp.word/vocab.txt", 1000)
+    _vocab(tmp_path / LCSTS_VOCAB, 50)  # left by an earlier run: LCSTS is not switched on now, so it is not read
     config = config.model_copy(update={"data": ["pwkp"]})
     spec = config.tables["wean_parameters"].model_copy(update={"note": "A note."})
     with caplog.at_level(logging.INFO, logger="paragen"):

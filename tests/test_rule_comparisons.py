@@ -154,3 +154,23 @@ def test_two_seeds_on_rule_data_each_labelled_and_tallied_by_the_overall_p(tmp_p
     assert line.endswith(
         "exact match on test: seed 1: " + seed_text.format("0.030") + "; seed 2: " + seed_text.format("0.050")
         + ". CopyNet is better at p < 0.05 in 1 of 2 tests.")
+
+
+def test_line_bootstrap_files_tally_every_split_and_seed_with_the_bar_p_below_0_05(tmp_path, monkeypatch):
+    """Files without rule resampling, two splits each, two seeds: valid at p = 0.05 (not below the bar), test at
+    p = 0.01, so 2 of 4 tests; the splits' texts are separated by " | "."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.comparisons import comparison_lines
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "results/metrics"
+    folder.mkdir(parents=True)
+    result = {"splits": {"valid": _test(80.0, 90.0, 0.05), "test": _test(81.0, 91.0, 0.01)}}
+    for name in ("t_copynet.vs.t_encdec", "t_copynet_seed2.vs.t_encdec_seed2"):
+        (folder / f"{name}.json").write_text(json.dumps(result))
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["seeds"] = 2
+    config = parse_config(raw, "tiny")
+    (line,) = comparison_lines(config, table_plan(config, "copynet_synthetic"))
+    assert line.endswith(". CopyNet is better at p < 0.05 in 2 of 4 tests.")
+    assert "p = 0.050 (seed 2) | exact match on test: 91.0 vs 81.0 (+10.0), p = 0.010 (seed 1)" in line
