@@ -55,7 +55,9 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     _vocab(tmp_path / "data/vocab/pwkp.word/vocab.txt", 1000)
     _vocab(tmp_path / LCSTS_VOCAB, 50)  # left by an earlier run: LCSTS is not switched on now, so it is not read
     config = config.model_copy(update={"data": ["pwkp"]})
-    spec = config.tables["wean_parameters"].model_copy(update={"note": "A note."})
+    table = config.tables["wean_parameters"]
+    grid = {**table.grid, "Mine": table.grid["Seq2seq"]}  # a row the paper does not have: no published number
+    spec = table.model_copy(update={"note": "A note.", "grid": grid})
     with caplog.at_level(logging.INFO, logger="paragen"):
         build_parameters_table(config, "wean_parameters", spec)
     text = (tmp_path / "results/tables/wean_parameters.md").read_text(encoding="utf-8")
@@ -68,7 +70,8 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
         f"{ABSENT} |",
         f"| WEAN | 0.13 / 0.07 (-0.06) | 0.13 / 0.07 (-0.06) | 0.52 / 0.26 (-0.26) | — / 0.07 | {ABSENT} | {ABSENT} |",
         f"| WEAN (concat) | 0.13 / 0.13 (+0.00) | 0.13 / 0.13 (+0.00) | 0.52 / 0.52 (+0.00) | — / 0.13 | {ABSENT} | "
-        f"{ABSENT} |"]
+        f"{ABSENT} |",
+        f"| Mine | — / 12.80 | — / 12.80 | — / 2.05 | — / 0.26 | {ABSENT} | {ABSENT} |"]
     assert ("Output-layer parameters (millions), Ma et al. (2018), WEAN Table 5 reproduced by instantiating each "
             "experiment's model. Seq2seq: the k x V projection W (Eq. 3, bias excluded); WEAN: the parameters of its "
             "score function f(q, e) (Eq. 5) as configured. The paper reports the concat score's 2k^2 + k ('at most') "
