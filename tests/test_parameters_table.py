@@ -85,6 +85,7 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     csv_text = (tmp_path / "results/tables/wean_parameters.csv").read_text(encoding="utf-8")
     assert "wean_parameters,Seq2seq,PWKP,12.8,12.801024,0.001024," in csv_text  # the exact count in millions
     assert "wean_parameters,Seq2seq,LCSTS,2.05,2.050048,0.000048," in csv_text
+    assert "wean_parameters,Seq2seq,PWKP_built,,0.257024,," in csv_text
     assert "- WEAN, LCSTS (paper V): counted at V = 4,000 + 4 specials\n" in text
     assert ("- Seq2seq, LCSTS (built V): not run: dataset absent (lcsts_wean is not switched on; fetch it, then run "
             "with `--config data='[lcsts_wean]'`)\n") in text
