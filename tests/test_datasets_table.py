@@ -174,7 +174,8 @@ def test_write_datasets_table_writes_both_files_from_the_default_folders(tmp_pat
     assert {(r.dataset, r.split): r.pairs for r in rows}[("ppdb", "pairs")] == 1
     md = (tmp_path / "results" / "tables" / "datasets.md").read_text(encoding="utf-8").splitlines()
     assert "| ppdb | pairs | 1 | 210,372 | 1 | 2 | 1.0 | 1.0 | — |  |" in md
-    assert "| dress_outputs | WikiSmall/Dress | 2 | 100 | — | 2 | — | 1.0 | — | system output (one per sentence) |" in md
+    assert ("| dress_outputs | WikiSmall/Dress | 2 | 100 | — | 2 | — | 1.0 | — | system output (one per sentence) |"
+            in md)
     csv_lines = (tmp_path / "results" / "tables" / "datasets.csv").read_text(encoding="utf-8").splitlines()
     assert csv_lines[0] == "dataset,split,pairs,references,tokens,mean_source,mean_target,coverage,paper,note"
     assert "ppdb,pairs,1,1,2,1.0,1.0,,210372," in csv_lines

@@ -49,8 +49,8 @@ def test_each_cell_counts_at_the_papers_vocabulary_and_at_the_built_one(tmp_path
 
 
 def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch, config, caplog):
-    """PWKP switched on and its vocabulary built, LCSTS off although a vocabulary of it exists; a note in the table's settings ends the caption; one log line
-    names the table's files."""
+    """PWKP switched on and its vocabulary built, LCSTS off although a vocabulary of it exists; a note in the
+    table's settings ends the caption; one log line names the table's files."""
     monkeypatch.chdir(tmp_path)
     _vocab(tmp_path / "data/vocab/pwkp.word/vocab.txt", 1000)
     _vocab(tmp_path / LCSTS_VOCAB, 50)  # left by an earlier run: LCSTS is not switched on now, so it is not read
