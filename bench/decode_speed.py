@@ -41,10 +41,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--beam", type=int, default=None)
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    parser.add_argument("--check-every", type=int, default=None,
-                        help="beam_search's check_every, with host_checks off (default: the search's own choice)")
-    parser.add_argument("--host-checks", action="store_true",
-                        help="beam_search's host_checks on: a read at every step, as the search does on a CPU")
+    reads = parser.add_mutually_exclusive_group()  # how often the search reads back which sentences are done
+    reads.add_argument("--check-every", type=int, default=None,
+                       help="beam_search's check_every, with host_checks off (default: the search's own choice)")
+    reads.add_argument("--host-checks", action="store_true",
+                       help="beam_search's host_checks on: a read at every step, as the search does on a CPU")
     parser.add_argument("--count", action="store_true", help="count operators and host reads instead of timing")
     args = parser.parse_args()
 
@@ -58,12 +59,11 @@ def main() -> None:
     from paragen.decoding import decode
     from paragen.decoding.decode import translate
 
-    if args.check_every is not None:  # how often the search reads back which sentences are done
+    reading = ({"host_checks": False, "check_every": args.check_every} if args.check_every is not None
+               else {"host_checks": True} if args.host_checks else {})  # --host-checks: the CPU's way, any device
+    if reading:
         search = decode.beam_search
-        decode.beam_search = lambda *a, **k: search(*a, **k, host_checks=False, check_every=args.check_every)
-    elif args.host_checks:  # the CPU's way on any device: one read a step decides which sentences are done
-        search = decode.beam_search
-        decode.beam_search = lambda *a, **k: search(*a, **k, host_checks=True)
+        decode.beam_search = lambda *a, **k: search(*a, **k, **reading)
 
     torch.set_num_threads(1)
     config = load_config("params.yaml")

@@ -55,6 +55,7 @@ EOF
     device=${DEVICE:-cuda}
     out=${OUT:-results/decode_speed}/decode
     mkdir -p "$out" && out=$(cd "$out" && pwd)
+    rm -f "$out"/pass*_*.txt "$out/summary.txt"  # an earlier run's lines would be read as this run's
     [ -d "$stage/code" ] || { echo "run: $stage missing: run 'bash bench/gpu_decode.sh prepare COMMIT...' first" >&2
                               exit 1; }
     export PYTHONUNBUFFERED=1
