@@ -13,6 +13,25 @@ from loopback import Server
 
 
 
+def test_registry_is_parsed_once_and_each_caller_gets_its_own_dict(monkeypatch):
+    """Validating params.yaml reads the registry once per real dataset; parsing sources.yaml each time cost about
+    a second a command. Parsed once, a caller that drops or adds an entry must still not change what the next
+    caller reads."""
+    parses = []
+    real_load = registry.yaml.safe_load
+    monkeypatch.setattr(registry.yaml, "safe_load", lambda text: parses.append(1) or real_load(text))
+    registry._packaged_registry.cache_clear()
+    try:
+        first = load_registry()
+        first.pop("pwkp")
+        first["toy"] = first["lcsts"]
+        second = load_registry()
+    finally:
+        registry._packaged_registry.cache_clear()
+    assert len(parses) == 1
+    assert "pwkp" in second and "toy" not in second and second is not first
+
+
 def test_every_dataset_is_documented_and_every_file_verifiable():
     sources = load_registry()
     assert {"turkcorpus", "asset", "pwkp", "wikilarge", "ew_sew", "lcsts", "gigaword", "ppdb",
