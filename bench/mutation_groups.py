@@ -32,7 +32,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                 ["tests/test_scoring.py", "tests/test_metrics_text.py", "tests/test_systems.py",
                  "tests/test_cli_inputs.py", "tests/test_real_experiments.py", "tests/test_headline_suite.py",
                  "tests/test_rule_comparisons.py", "tests/test_cluster_bootstrap.py", "tests/test_rouge_perl.py",
-                 "tests/test_scoring_wiring.py", "-m", "not e2e"]),
+                 "tests/test_scoring_wiring.py", "tests/test_scoring_survivors.py", "-m", "not e2e"]),
     "data": (["src/paragen/data/*"],
              ["tests/test_corpus.py", "tests/test_prepare.py", "tests/test_segment.py", "tests/test_segment_record.py",
               "tests/test_synthetic.py",
