@@ -119,3 +119,78 @@ def test_evaluate_refuses_a_rule_data_experiment_and_names_the_command_that_scor
         evaluate_experiment(load_config(ROOT / "params.yaml"), "syn_rnnsearch")
     assert str(refused.value) == ("syn_rnnsearch: `paragen evaluate` scores real-data and headline stand-in "
                                   "experiments; rule-data ones use `paragen score --metric exact`")
+
+
+def test_bleu_lowercase_reaches_the_score_and_its_signature(tmp_path):
+    """Worked by hand: "The cat sat on the mat" against "the cat sat on the mat" (one line, equal lengths).
+    Lowercased they are equal: BLEU 100. As written "The" matches nothing: 1- to 4-gram precisions 5/6, 4/5, 3/4,
+    2/3, BLEU = 100 (5/6 * 4/5 * 3/4 * 2/3)^(1/4) = 100 (1/3)^(1/4) = 75.98."""
+    hyp, ref, other_ref = tmp_path / "hyp", tmp_path / "ref", tmp_path / "ref2"
+    write_lines(hyp, ["The cat sat on the mat"])
+    write_lines(ref, ["the cat sat on the mat"])
+    write_lines(other_ref, ["a dog sat on a rug"])
+    folded = score(ScoreRequest("bleu", str(hyp), [str(ref), str(other_ref)], lowercase=True))
+    assert folded["score"] == pytest.approx(100.0) and folded["references"] == 2
+    assert "case:lc" in folded["signature"] and "tok:13a" in folded["signature"]
+    assert (folded["tokenize"], folded["tokenize_chosen"]) == ("13a", "auto: --tokenize 13a")
+    as_written = score(ScoreRequest("bleu", str(hyp), [str(ref)], lowercase=False, tokenize="intl"))
+    assert as_written["score"] == pytest.approx(100 * (1 / 3) ** 0.25)  # 75.98
+    assert "case:mixed" in as_written["signature"] and "tok:intl" in as_written["signature"]
+    assert (as_written["tokenize"], as_written["tokenize_chosen"]) == ("intl", "--tokenize intl")
+
+
+def test_bleu_compare_rescores_both_systems_with_the_chosen_case_and_tokenizer(tmp_path):
+    """A paired comparison on CJK text (auto -> zh: one token a character) with Latin letters in capitals in one
+    output: each system's full-sample score is its corpus BLEU under the same lowercasing and tokenizer,
+    computed here with sacrebleu directly; scoring 13a's whole unsegmented sentences, or leaving case, differs."""
+    import sacrebleu
+
+    refs = ["他今天去abc北京开会了", "我们明天在上海见面吧"]
+    hyps = ["他今天去ABC北京开会", "我们明天在上海见面"]
+    other = ["他明天去北京", "我们今天在上海吧"]
+    paths = {name: tmp_path / name for name in ("ref", "hyp", "other")}
+    for name, lines in zip(paths, (refs, hyps, other)):
+        write_lines(paths[name], lines)
+    result = score(ScoreRequest("bleu", str(paths["hyp"]), [str(paths["ref"])], lowercase=True,
+                                compare=str(paths["other"]), bootstrap_samples=50))
+    expected = lambda lines: sacrebleu.corpus_bleu(lines, [refs], lowercase=True, tokenize="zh").score  # noqa: E731
+    assert result["tokenize_chosen"] == "auto: CJK text detected, --tokenize zh"
+    assert result["score"] == pytest.approx(expected(hyps))
+    test = result["bootstrap"]
+    assert (test["score_a"], test["score_b"]) == pytest.approx((expected(other), expected(hyps)))
+    assert test["samples"] == 50 and 0.0 <= test["p_value"] <= 1.0
+    assert expected(hyps) != pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh").score)
+    assert expected(hyps) != pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], lowercase=True).score)
+
+
+def test_bleu_refuses_a_word_tokenizer_on_cjk_references_and_auto_chooses_zh_at_the_threshold(tmp_path):
+    """--tokenize intl (a word tokenizer, like 13a) on CJK references is refused word for word. The CJK test is
+    "at least 30 % of non-space characters": a reference with 3 CJK characters of 10 is CJK, auto picks zh."""
+    hyp, ref = tmp_path / "hyp", tmp_path / "ref"
+    write_lines(hyp, ["北京市abcdefg"])
+    write_lines(ref, ["北京市abcdefg"])
+    assert score(ScoreRequest("bleu", str(hyp), [str(ref)]))["tokenize"] == "zh"
+    with pytest.raises(CorpusError) as refused:
+        score(ScoreRequest("bleu", str(hyp), [str(ref)], tokenize="intl"))
+    assert str(refused.value) == (f"{ref}: the references are CJK text (30% of characters), which --tokenize intl "
+                                  "keeps as whole unsegmented sentences (BLEU near 0); use --tokenize zh (or auto)")
+
+
+def test_the_leave_one_out_oracle_on_bpe_data_is_scored_on_words_like_every_other_row(tmp_path, monkeypatch):
+    """Segmentation writes the references in subwords too; every row's output and references are restored to
+    words before scoring, and so must the oracle's. Worked by hand, BLEU of "x y recipient z w a" against
+    "x y recipient z w b" (and back): precisions 5/6, 4/5, 3/4, 2/3, BLEU 100 (1/3)^(1/4) = 75.98. Scored on the
+    subwords ("x y re@@ cip@@ ient z w a", which 13a cuts into 12 tokens, each "@" apart): 11/12, 10/11, 9/10,
+    8/9, BLEU 100 (2/3)^(1/4) = 90.36, which no other row of the table would be comparable with."""
+    from test_systems import bpe_turk
+
+    from paragen.config.loading import parse_config
+    from paragen.scoring.evaluation import evaluate_experiment
+
+    monkeypatch.chdir(tmp_path)
+    raw = bpe_turk(tmp_path)
+    data = tmp_path / "data/segmented/turk.bpe"
+    for k, last in enumerate("ab"):
+        write_lines(data / f"test.ref.{k}", [f"x y re@@ cip@@ ient z w {last}"])
+    result = evaluate_experiment(parse_config(raw), "simp_oracle")
+    assert result["bleu"]["score"] == pytest.approx(100 * (1 / 3) ** 0.25)  # 75.98, not 90.36

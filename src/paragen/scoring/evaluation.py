@@ -35,7 +35,7 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
     oracle = system is not None and system.method == "oracle"
     splits = config.test_splits(dataset_name) if experiment in config.experiments else ["test"]
     if oracle and system.reference == "leave_one_out":
-        scored = {"test": evaluate_leave_one_out(dataset.evaluation, data.directory)}
+        scored = {"test": evaluate_leave_one_out(dataset.evaluation, data.directory, remove_bpe=remove_bpe)}
     elif system is not None and system.method == "skip" and system.seeds > 1:
         scored = {"test": evaluate_skip_seeds(config, experiment)}
     else:
@@ -116,15 +116,17 @@ def evaluate_skip_seeds(config: ParagenConfig, name: str) -> dict[str, Any]:
     return result
 
 
-def evaluate_leave_one_out(evaluation: Evaluation, directory: str, split: str = "test") -> dict[str, Any]:
+def evaluate_leave_one_out(evaluation: Evaluation, directory: str, split: str = "test",
+                           remove_bpe: bool = False) -> dict[str, Any]:
     """The oracle with no reference scored against itself: reference k as the output, scored against the other
     references, every metric averaged over k (BLEU of a reference against a set containing it is 100 by
-    construction)."""
+    construction). ``remove_bpe``: segmentation wrote the references in subwords too; they are scored on words,
+    as every other row's output and references are."""
     refs = reference_files(directory, split)
     if len(refs) < 2:
         raise CorpusError(f"{directory}: a leave-one-out oracle needs at least 2 references of {split}, found "
                           f"{len(refs)}")
-    runs = [evaluate_output(evaluation, directory, held_out, split=split,
+    runs = [evaluate_output(evaluation, directory, held_out, remove_bpe, split=split,
                             refs=[r for r in refs if r != held_out]) for held_out in refs]
     result = _mean_results(runs)
     if evaluation.report_protocol:  # 003's protocol has its own oracle: the .simp sentence
