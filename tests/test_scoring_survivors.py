@@ -194,3 +194,16 @@ def test_the_leave_one_out_oracle_on_bpe_data_is_scored_on_words_like_every_othe
         write_lines(data / f"test.ref.{k}", [f"x y re@@ cip@@ ient z w {last}"])
     result = evaluate_experiment(parse_config(raw), "simp_oracle")
     assert result["bleu"]["score"] == pytest.approx(100 * (1 / 3) ** 0.25)  # 75.98, not 90.36
+
+
+def test_headline_of_one_score_has_no_count_and_bpe_restoration_leaves_other_lines_alone(tmp_path):
+    """`paragen score` results carry no sentence count (an evaluation's do): the headline is the score alone.
+    Restoring BPE touches only lines with "@@": "head@@ line" becomes "headline", a line without it stays
+    character for character, trailing space included."""
+    from paragen.scoring.files import headline, restore_bpe
+
+    hyp = tmp_path / "hyp"
+    write_lines(hyp, ["the cat sat on the mat"])
+    assert headline(score(ScoreRequest("bleu", str(hyp), [str(hyp)]))) == {"bleu": pytest.approx(100.0)}
+    assert restore_bpe("the head@@ line ") == "the headline"
+    assert restore_bpe("no joins here ") == "no joins here "
