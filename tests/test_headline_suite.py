@@ -146,6 +146,7 @@ def test_evaluation_over_several_test_splits_restores_bpe_and_counts_odd_generat
     (run / "test_ours.hyp").write_text("pol@@ ice arrest five\nrain rain\n")
     (run / "test_rush.hyp").write_text("a b\n")
     result = evaluate_experiment(config, "giga_spm")
+    assert (result["experiment"], result["dataset"]) == ("giga_spm", "gigaword")
     ours, rush = result["splits"]["test_ours"], result["splits"]["test_rush"]
     assert ours["rouge"]["score"]["rouge1"] == pytest.approx((100 + 40) / 2)
     assert ours["oddgen"]["score"] == {"sentences": 2, "sentences_with_repeats": 1, "sentences_short": 1,

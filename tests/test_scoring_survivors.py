@@ -98,6 +98,7 @@ def test_evaluate_restores_bpe_for_one_seed_and_keeps_a_systems_single_test_spli
     result = evaluate_experiment(parse_config(raw), "simp_skip")
     assert result["bleu"]["score"] == pytest.approx(100.0)
     assert "splits" not in result and "per_seed" not in result and result["count"] == 1
+    assert (result["experiment"], result["dataset"]) == ("simp_skip", "turk")
 
 
 def test_evaluate_averages_a_skip_row_over_two_seeds(tmp_path, monkeypatch):
@@ -207,3 +208,61 @@ def test_headline_of_one_score_has_no_count_and_bpe_restoration_leaves_other_lin
     assert headline(score(ScoreRequest("bleu", str(hyp), [str(hyp)]))) == {"bleu": pytest.approx(100.0)}
     assert restore_bpe("the head@@ line ") == "the headline"
     assert restore_bpe("no joins here ") == "no joins here "
+
+
+def test_score_request_carries_the_evaluations_settings_and_the_first_reference_for_rouge():
+    """How `paragen evaluate` asks `score`: each setting of the dataset's evaluation block passed on, the
+    source of the split scored, 1,000 bootstrap samples by default, and ROUGE and odd generation against the
+    first reference only (the other metrics take every reference)."""
+    from paragen.config.datasets import Evaluation
+    from paragen.scoring.evaluation import score_request
+
+    refs = ["r0", "r1", "r2"]
+    words = Evaluation(metrics=["rouge"], lowercase=False, rouge_unit="word", rouge_perl=True,
+                       rouge_perl_exceptions="none")
+    rouge = score_request(words, "rouge", "d", "out.hyp", refs=refs)
+    assert (rouge.lowercase, rouge.rouge_unit, rouge.rouge_perl, rouge.rouge_perl_exceptions) == \
+        (False, "word", True, "none")
+    assert (rouge.refs, rouge.src, rouge.remove_bpe, rouge.compare, rouge.bootstrap_samples) == \
+        (["r0"], "d/test.src", False, None, 1000)
+    assert score_request(words, "oddgen", "d", "out.hyp", refs=refs).refs == ["r0"]
+    bleu = score_request(Evaluation(metrics=["bleu"]), "bleu", "d", "o", remove_bpe=True, split="valid",
+                         compare="other", samples=20, refs=refs)
+    assert (bleu.lowercase, bleu.rouge_unit, bleu.rouge_perl, bleu.rouge_perl_exceptions) == \
+        (True, "char", False, "wordnet")
+    assert (bleu.refs, bleu.src, bleu.remove_bpe, bleu.compare, bleu.bootstrap_samples) == \
+        (refs, "d/valid.src", True, "other", 20)
+
+
+def test_score_refusals_word_for_word_and_the_files_it_records(tmp_path):
+    hyp, ref, gap, other = (tmp_path / name for name in ("hyp", "ref", "gap", "other"))
+    write_lines(hyp, ["a b c d"])
+    write_lines(ref, ["a b c d"])
+    write_lines(gap, [""])
+    write_lines(other, ["a b c d", "e f"])
+    result = score(ScoreRequest("bleu", str(hyp), [str(ref)]))
+    assert (result["metric"], result["hyp"], result["refs"]) == ("bleu", str(hyp), [str(ref)])
+    with pytest.raises(CorpusError) as refused:
+        score(ScoreRequest("bleu", str(hyp), []))
+    assert str(refused.value) == "at least one --ref file is needed"
+    with pytest.raises(CorpusError) as refused:
+        score(ScoreRequest("bleu", str(hyp), [str(gap)]))
+    assert str(refused.value) == (f"{gap}:1: empty reference line; every sentence needs each of its references "
+                                  "(give sentences with fewer references fewer --ref files, or drop them)")
+    assert score(ScoreRequest("exact", str(hyp), [str(gap)]))["score"] == 0.0  # exact match: an empty gold is a gold
+    with pytest.raises(ValueError) as refused:
+        score(ScoreRequest("nope", str(hyp), [str(ref)]))
+    assert str(refused.value) == "unknown metric 'nope'; allowed values: bleu, sari, rouge, exact, oddgen"
+    with pytest.raises(CorpusError) as refused:
+        score(ScoreRequest("bleu", str(hyp), [str(ref)], compare=str(other)))
+    assert str(refused.value) == f"{hyp} has 1 lines but {other} has 2: files must be aligned line by line"
+
+
+def test_bpe_joins_are_undone_only_when_asked(tmp_path):
+    """"the re@@ cip@@ ient passed away" against "the recipient passed away": restored, BLEU 100; as written,
+    13a cuts the joins into other tokens and the score falls."""
+    hyp, ref = tmp_path / "hyp", tmp_path / "ref"
+    write_lines(hyp, ["the re@@ cip@@ ient passed away"])
+    write_lines(ref, ["the recipient passed away"])
+    assert score(ScoreRequest("bleu", str(hyp), [str(ref)], remove_bpe=True))["score"] == pytest.approx(100.0)
+    assert score(ScoreRequest("bleu", str(hyp), [str(ref)], remove_bpe=False))["score"] < 50
