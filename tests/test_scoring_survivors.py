@@ -266,3 +266,41 @@ def test_bpe_joins_are_undone_only_when_asked(tmp_path):
     write_lines(ref, ["the recipient passed away"])
     assert score(ScoreRequest("bleu", str(hyp), [str(ref)], remove_bpe=True))["score"] == pytest.approx(100.0)
     assert score(ScoreRequest("bleu", str(hyp), [str(ref)], remove_bpe=False))["score"] < 50
+
+
+def test_003s_protocol_scores_a_named_reference_oracle_as_the_simp_sentence(tmp_path, monkeypatch):
+    """003's protocol has its own oracle, the .simp sentence: an oracle row of a named Turk reference is scored
+    under that protocol as .simp (against itself: BLEU 100), not as the reference file it wrote."""
+    from test_systems import _project, _tiny_turk
+
+    from paragen.config.loading import parse_config
+    from paragen.scoring.evaluation import evaluate_experiment
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_turk(tmp_path)
+    raw = _project(suites=["simplification"], data=["turk"])
+    raw["systems"]["simp_oracle"]["reference"] = 0
+    write_lines(tmp_path / "runs/simp_oracle/test.hyp", ["the winner died", "it began in 1990"])
+    protocol = evaluate_experiment(parse_config(raw), "simp_oracle")["report_protocol"]
+    assert protocol["output"].endswith("turkcorpus/test.8turkers.tok.simp")
+    assert protocol["bleu"]["score"] == pytest.approx(100.0)
+
+
+def test_003s_protocol_scores_a_bpe_output_on_words(tmp_path, monkeypatch):
+    """On a Turk set segmented with BPE, 003's protocol reads the row's output restored to words, as the standard
+    columns do: the identity row "the re@@ cip@@ ient passed away today" against the .simp sentence "the
+    recipient passed away today" is BLEU 100; the subwords would score below 50."""
+    from test_systems import bpe_turk
+
+    from paragen.config.loading import parse_config
+    from paragen.scoring.evaluation import evaluate_experiment
+
+    monkeypatch.chdir(tmp_path)
+    raw = bpe_turk(tmp_path)
+    raw["datasets"]["turk"]["evaluation"] = {"metrics": ["bleu"], "report_protocol": True}
+    turk = tmp_path / "data/raw/turkcorpus"
+    for name in ["norm", "simp", *(f"turk.{k}" for k in range(8))]:
+        write_lines(turk / f"test.8turkers.tok.{name}", ["the recipient passed away today"])
+    write_lines(tmp_path / "runs/simp_identity/test.hyp", ["the re@@ cip@@ ient passed away today"])
+    protocol = evaluate_experiment(parse_config(raw), "simp_identity")["report_protocol"]
+    assert protocol["bleu"]["score"] == pytest.approx(100.0)
