@@ -1,17 +1,25 @@
-"""`paragen score`'s wiring that the scoring group's mutation run (docs/development.md) found unpinned: SARI's
---lowercase reaching the source, the output and every reference alike, and a misaligned --src named with the
-output it was checked against."""
+"""`paragen score` and `paragen evaluate` wiring that the scoring group's mutation run (docs/development.md) found
+unpinned: --lowercase, the tokenizer and BPE restoration reaching every file each metric reads (and the compared
+system), the keys each result records, the refusals word for word, the settings `evaluate` hands to `score`, the
+skip row's seeds, a system's single test split, the leave-one-out oracle on BPE data and 003's protocol."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+import sacrebleu
 
+from paragen.config import load_config
+from paragen.config.datasets import Evaluation
+from paragen.config.loading import parse_config
 from paragen.data.corpus import CorpusError
-from paragen.scoring.files import ScoreRequest, score
+from paragen.scoring.evaluation import evaluate_experiment, score_request, skip_runs
+from paragen.scoring.files import ScoreRequest, headline, restore_bpe, score
+from paragen.simplification.report_protocol import TurkTest
 
-from conftest import write_lines
+from conftest import ROOT, write_lines
+from test_systems import _project, _tiny_turk, bpe_turk
 
 
 def test_sari_lowercase_folds_source_output_and_references_alike(tmp_path):
@@ -61,10 +69,6 @@ def test_a_skip_output_the_turk_test_cannot_score_is_named_by_its_seed(tmp_path)
     """003's protocol scores one line per Turk test sentence; when the prepared test source and the Turk files
     disagree in length (a filtered or edited split), the skip row's refusal names the skip output and its seed,
     since the output is a scratch file the user never sees."""
-    from paragen.config.datasets import Evaluation
-    from paragen.scoring.evaluation import skip_runs
-    from paragen.simplification.report_protocol import TurkTest
-
     write_lines(tmp_path / "test.src", ["a b c", "d e f"])
     write_lines(tmp_path / "test.tgt", ["a b", "d e"])
     turk = TurkTest(["a b c", "d e f", "g h"], [["a b", "d e", "g"]] * 8, ["a b", "d e", "g"])
@@ -76,13 +80,9 @@ def test_a_skip_output_the_turk_test_cannot_score_is_named_by_its_seed(tmp_path)
 def _bpe_skip(tmp_path, monkeypatch, **skip_spec):
     """simp_skip (p = 0: its output is the source) on a one-sentence Turk-like set segmented with BPE, its output
     written where `paragen system` puts it."""
-    from test_systems import bpe_turk
-
     monkeypatch.chdir(tmp_path)
     raw = bpe_turk(tmp_path, probability=0.0, sweep=[], **skip_spec)
-    run = tmp_path / "runs/simp_skip"
-    run.mkdir(parents=True)
-    (run / "test.hyp").write_text("the re@@ cip@@ ient passed away today\n")
+    write_lines(tmp_path / "runs/simp_skip/test.hyp", ["the re@@ cip@@ ient passed away today"])
     return raw
 
 
@@ -90,9 +90,6 @@ def test_evaluate_restores_bpe_for_one_seed_and_keeps_a_systems_single_test_spli
     """One seed: the output file is scored as written, its "@@ " joins undone first (BLEU 100 against the word
     reference; the BPE tokens would give under 50: tests/test_systems.py). The dataset also lists valid among its
     test splits, but a system writes only test.hyp: its result stays one flat test result, with no per-seed block."""
-    from paragen.config.loading import parse_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
     raw = _bpe_skip(tmp_path, monkeypatch, seeds=1)
     raw["datasets"]["turk"]["test_splits"] = ["test", "valid"]
     result = evaluate_experiment(parse_config(raw), "simp_skip")
@@ -103,19 +100,11 @@ def test_evaluate_restores_bpe_for_one_seed_and_keeps_a_systems_single_test_spli
 
 def test_evaluate_averages_a_skip_row_over_two_seeds(tmp_path, monkeypatch):
     """Two seeds are the smallest number that makes the row a mean over seeds (the per-seed block)."""
-    from paragen.config.loading import parse_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
     result = evaluate_experiment(parse_config(_bpe_skip(tmp_path, monkeypatch, seeds=2)), "simp_skip")
     assert result["per_seed"]["seeds"] == [1, 2] and result["bleu"]["score"] == pytest.approx(100.0)
 
 
 def test_evaluate_refuses_a_rule_data_experiment_and_names_the_command_that_scores_it():
-    from paragen.config import load_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
-    from conftest import ROOT
-
     with pytest.raises(CorpusError) as refused:
         evaluate_experiment(load_config(ROOT / "params.yaml"), "syn_rnnsearch")
     assert str(refused.value) == ("syn_rnnsearch: `paragen evaluate` scores real-data and headline stand-in "
@@ -144,8 +133,6 @@ def test_bleu_compare_rescores_both_systems_with_the_chosen_case_and_tokenizer(t
     """A paired comparison on CJK text (auto -> zh: one token a character) with Latin letters in capitals in one
     output: each system's full-sample score is its corpus BLEU under the same lowercasing and tokenizer,
     computed here with sacrebleu directly; scoring 13a's whole unsegmented sentences, or leaving case, differs."""
-    import sacrebleu
-
     refs = ["他今天去abc北京开会了", "我们明天在上海见面吧"]
     hyps = ["他今天去ABC北京开会", "我们明天在上海见面"]
     other = ["他明天去北京", "我们今天在上海吧"]
@@ -183,11 +170,6 @@ def test_the_leave_one_out_oracle_on_bpe_data_is_scored_on_words_like_every_othe
     "x y recipient z w b" (and back): precisions 5/6, 4/5, 3/4, 2/3, BLEU 100 (1/3)^(1/4) = 75.98. Scored on the
     subwords ("x y re@@ cip@@ ient z w a", which 13a cuts into 12 tokens, each "@" apart): 11/12, 10/11, 9/10,
     8/9, BLEU 100 (2/3)^(1/4) = 90.36, which no other row of the table would be comparable with."""
-    from test_systems import bpe_turk
-
-    from paragen.config.loading import parse_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
     monkeypatch.chdir(tmp_path)
     raw = bpe_turk(tmp_path)
     data = tmp_path / "data/segmented/turk.bpe"
@@ -201,8 +183,6 @@ def test_headline_of_one_score_has_no_count_and_bpe_restoration_leaves_other_lin
     """`paragen score` results carry no sentence count (an evaluation's do): the headline is the score alone.
     Restoring BPE touches only lines with "@@": "head@@ line" becomes "headline", a line without it stays
     character for character, trailing space included."""
-    from paragen.scoring.files import headline, restore_bpe
-
     hyp = tmp_path / "hyp"
     write_lines(hyp, ["the cat sat on the mat"])
     assert headline(score(ScoreRequest("bleu", str(hyp), [str(hyp)]))) == {"bleu": pytest.approx(100.0)}
@@ -214,9 +194,6 @@ def test_score_request_carries_the_evaluations_settings_and_the_first_reference_
     """How `paragen evaluate` asks `score`: each setting of the dataset's evaluation block passed on, the
     source of the split scored, 1,000 bootstrap samples by default, and ROUGE and odd generation against the
     first reference only (the other metrics take every reference)."""
-    from paragen.config.datasets import Evaluation
-    from paragen.scoring.evaluation import score_request
-
     refs = ["r0", "r1", "r2"]
     words = Evaluation(metrics=["rouge"], lowercase=False, rouge_unit="word", rouge_perl=True,
                        rouge_perl_exceptions="none")
@@ -271,11 +248,6 @@ def test_bpe_joins_are_undone_only_when_asked(tmp_path):
 def test_003s_protocol_scores_a_named_reference_oracle_as_the_simp_sentence(tmp_path, monkeypatch):
     """003's protocol has its own oracle, the .simp sentence: an oracle row of a named Turk reference is scored
     under that protocol as .simp (against itself: BLEU 100), not as the reference file it wrote."""
-    from test_systems import _project, _tiny_turk
-
-    from paragen.config.loading import parse_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
     monkeypatch.chdir(tmp_path)
     _tiny_turk(tmp_path)
     raw = _project(suites=["simplification"], data=["turk"])
@@ -290,11 +262,6 @@ def test_003s_protocol_scores_a_bpe_output_on_words(tmp_path, monkeypatch):
     """On a Turk set segmented with BPE, 003's protocol reads the row's output restored to words, as the standard
     columns do: the identity row "the re@@ cip@@ ient passed away today" against the .simp sentence "the
     recipient passed away today" is BLEU 100; the subwords would score below 50."""
-    from test_systems import bpe_turk
-
-    from paragen.config.loading import parse_config
-    from paragen.scoring.evaluation import evaluate_experiment
-
     monkeypatch.chdir(tmp_path)
     raw = bpe_turk(tmp_path)
     raw["datasets"]["turk"]["evaluation"] = {"metrics": ["bleu"], "report_protocol": True}
