@@ -3,15 +3,18 @@
 # dropped call) must make a fast unit test fail. Prints the mutation score and every surviving mutant with its
 # name (`mutmut show NAME` in the scratch copy gives its diff). Usage, from the repository root with the
 # project's .venv active:
-#     bash bench/mutation.sh [GROUP]        # MUTMUT_CHILDREN=2 by default
+#     bash bench/mutation.sh [GROUP [PATTERN...]]        # MUTMUT_CHILDREN=2 by default
 # GROUP (default models): models (src/paragen/models/, decoding/search.py: [tool.mutmut] in pyproject.toml as
 # committed), resources, metrics, scoring, data, simplification, report: each mutates those files and runs the
 # tests that pin them (bench/mutation_groups.py). Other groups run in a scratch copy of the committed tree
 # (git worktree under /tmp) whose [tool.mutmut] names the group, so the project's own config never changes.
+# PATTERNs (shell-style globs over mutmut's mutant names, e.g. 'paragen.report.staleness.*') check only the
+# mutants they match, e.g. the functions a stopped run left unchecked; the others are listed as "not checked".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 group="${1:-models}"
+patterns=("${@:2}")
 python -m pip install -q -e '.[test,mutation]'
 if [ "$group" != models ]; then
     scratch="$(mktemp -d /tmp/paragen-mutation-"$group".XXXXXX)"
@@ -26,7 +29,7 @@ if [ -z "${PARAGEN_MIRROR:-}" ] && [ -d "$repo/../shared/data" ]; then
     export PARAGEN_MIRROR="$(cd "$repo/../shared/data" && pwd)"
 fi
 rm -rf mutants
-OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" > mutmut.log 2>&1 || true
+OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" "${patterns[@]}" > mutmut.log 2>&1 || true
 # A clean test run that fails ("failed to collect stats") leaves every mutant unchecked: say why.
 if grep -q "failed to collect stats" mutmut.log; then
     echo "mutmut checked nothing: its clean run of the group's tests failed ($(pwd)/mutmut.log)" >&2
