@@ -215,13 +215,15 @@ def _inside(target: Path, name: str) -> bool:
     return resolved == target.resolve() or target.resolve() in resolved.parents
 
 
-def _check_tar(archive: Path, tar: tarfile.TarFile, target: Path) -> None:
+def _check_tar(archive: Path, tar: tarfile.TarFile, staging: Path, target: Path) -> None:
+    """Refuse a member of ``tar`` that would land outside ``staging`` (where it is unpacked), naming ``target``
+    (where the user will look) in the message, as the zip branch does."""
     for member in tar.getmembers():
-        if not _inside(target, member.name):
+        if not _inside(staging, member.name):
             raise FetchError(f"{archive}: member {member.name!r} would be written outside {target}")
         if member.issym() or member.islnk():
             base = PurePosixPath(member.name).parent if member.issym() else PurePosixPath(".")
-            if PurePosixPath(member.linkname).is_absolute() or not _inside(target, str(base / member.linkname)):
+            if PurePosixPath(member.linkname).is_absolute() or not _inside(staging, str(base / member.linkname)):
                 raise FetchError(f"{archive}: link {member.name!r} -> {member.linkname!r} leaves {target}")
         elif not (member.isfile() or member.isdir()):
             raise FetchError(f"{archive}: member {member.name!r} is a device or pipe; refusing to extract")
@@ -243,7 +245,7 @@ def safe_extract(archive: str | Path, target: str | Path, members: Mapping[str, 
         try:
             if tarfile.is_tarfile(archive):
                 with tarfile.open(archive) as tar:
-                    _check_tar(archive, tar, staging)
+                    _check_tar(archive, tar, staging, target)
                     entries = tar.getmembers()
                     for entry in entries:  # "sub/../ok.txt" -> "ok.txt": checked inside, written there
                         entry.name = posixpath.normpath(entry.name)
@@ -273,9 +275,10 @@ def safe_extract(archive: str | Path, target: str | Path, members: Mapping[str, 
             missing = sorted(src for src in moves if src not in unpacked)
             if missing:
                 raise FetchError(f"{archive}: expected member(s) missing: {', '.join(missing)}")
-        for src, dest in moves.items():
+        for src, dest in moves.items():  # every destination checked before the first move
             if not _inside(target, dest):
                 raise FetchError(f"{archive}: destination {dest!r} of member {src!r} is outside {target}")
+        for src, dest in moves.items():
             (target / dest).parent.mkdir(parents=True, exist_ok=True)
             os.replace(staging / src, target / dest)
         return sorted(moves.values())
