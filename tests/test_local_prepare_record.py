@@ -140,3 +140,27 @@ def test_each_target_and_further_reference_is_checked_against_its_source_in_proc
         prepared(tmp_path, max_overlap=2)
     assert str(error.value) == (f"{d}/test.ref1: empty file (datasets.mine.files.test.references[0]); expected "
                                 "one sentence per line")
+
+
+def test_each_note_is_logged_with_its_dataset_and_split(tmp_path, caplog):
+    """The notes of the strip_specials case above, each one log line "mine train: <note>", in order."""
+    files = {name: list(lines) for name, lines in FILES.items()}
+    files["train.src"] = ["A-B c!", "!!", "ghijkl m"]
+    files["train.tgt"] = ["A c", "d f", "g"]
+    write_files(tmp_path, files)
+    with caplog.at_level("INFO", logger="paragen.data.local"):
+        prepared(tmp_path, strip_specials=True, max_line_chars=6, max_overlap=2)
+    assert caplog.messages == [
+        "mine train: lowercased, special characters removed (003 §4.1 option)",
+        "mine train: 1 pairs with an empty side dropped",
+        "mine train: 1 pairs with a line over 6 characters dropped (max_line_chars)",
+        "mine valid: lowercased, special characters removed (003 §4.1 option)",
+        "mine test: lowercased, special characters removed (003 §4.1 option)"]
+
+
+@pytest.mark.parametrize("missing, key", [("train.src", "train.source"), ("valid.tgt", "valid.target")])
+def test_a_missing_source_or_target_is_named_by_its_key(tmp_path, missing, key):
+    write_files(tmp_path, {name: lines for name, lines in FILES.items() if name != missing})
+    with pytest.raises(CorpusError) as error:
+        prepared(tmp_path, max_overlap=2)
+    assert str(error.value) == f"{tmp_path / missing}: file not found (datasets.mine.files.{key})"
