@@ -16,11 +16,7 @@ from paragen.data.corpus import CorpusError
 from paragen.data.lcsts import read_lcsts
 from paragen.data.prepare import RECIPES
 
-
-def write_raw(path: Path, lines: list[str], ending: str = "\n") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes("".join(line + ending for line in lines).encode("utf-8"))
-    return path
+from test_prepare_recipe_cases import write_raw
 
 
 def gigaword(raw: Path, split: str):

@@ -15,9 +15,11 @@ from paragen.data.hwang import read_hwang
 from paragen.data.prepare import RECIPES, TURK_MINI_LABEL, Split, _count_unk
 
 
-def write_raw(path: Path, lines: list[str], ending: str = "\n") -> None:
+def write_raw(path: Path, lines: list[str], ending: str = "\n") -> Path:
+    """``lines`` written to ``path`` (folders made) with ``ending`` after each, as UTF-8 bytes; returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes("".join(line + ending for line in lines).encode("utf-8"))
+    return path
 
 
 def turk_files(raw: Path, name: str, sources: list[str]) -> None:
