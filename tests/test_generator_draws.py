@@ -59,6 +59,16 @@ def test_a_repeated_content_word_is_mentioned_once_and_links_point_at_its_first_
     assert not rng.values
 
 
+
+def test_the_later_mention_may_sit_two_after_the_first_but_not_next_to_it():
+    """Length 4, content at 0 only (0.1 0.9 0.9 0.9), words 3 7 4 1 -> c3 f7 f4 f1; duplicate drawn (0.1): first
+    = 0, later mention among the fillers from first + 2 on, [2, 3] (a slip starting at first + 3 would offer [3]);
+    choice -> 2: source c3 f7 c3 f1, headline c3 linked 0-0."""
+    rng = ScriptedRandom(4, 0.1, 0.9, 0.9, 0.9, 3, 7, 4, 1, 0.1, 0, 2, 0.9)
+    pair = make_pair(rng, spec(source_length=(4, 4), duplicate_share=0.5, reverse_share=0.5), frozenset())
+    assert (pair.source, pair.target, pair.links) == (["c3", "f7", "c3", "f1"], ["c3"], [(0, 0)])
+    assert rng.calls[-3:] == [("choice", [0]), ("choice", [2, 3]), ("random",)] and not rng.values
+
 def test_register_and_reversal_shift_and_reverse_the_links_and_the_cap_cuts_the_headline():
     """Length 5, content at 0, 1, 3, 4 (draws 0.1 0.2 0.9 0.3 0.4), words 5 6 2 9 8 -> c5 c6 f2 c9 c8; reversal
     drawn (0.1 < 0.5), register b (randrange(2) -> 1): prefix xb xrev shifts every source position by 2. Forms:

@@ -80,7 +80,7 @@ class ManualPlacementRequired(FetchError):
     """Some files can only be placed by hand; the message says which and where."""
 
 
-def default_mirror() -> str:
+def default_mirror() -> str | None:
     """The local mirror commands use unless told otherwise: $PARAGEN_MIRROR, else none (a mirror is an option a
     user sets: a clone has none beside it)."""
     return os.environ.get("PARAGEN_MIRROR") or None
