@@ -109,11 +109,11 @@ def dataset_source(name: str) -> DatasetSource:
     return registry[name]
 
 
-def raw_dir(name: str, root: str | Path = "data/raw") -> Path:
+def raw_dir(name: str, root: str | Path) -> Path:
     return Path(root) / name
 
 
-def marker_path(name: str, scope: Scope, root: str | Path = "data/raw") -> Path:
+def marker_path(name: str, scope: Scope, root: str | Path) -> Path:
     return raw_dir(name, root) / f".complete-{scope}.json"
 
 
@@ -192,8 +192,8 @@ def usable_mirrors(mirrors: Sequence[str]) -> list[str]:
     return usable
 
 
-def fetch_dataset(name: str, mirrors: list[str], scope: Scope = "all", root: str | Path = "data/raw",
-                  progress: bool = True) -> Path:
+def fetch_dataset(name: str, mirrors: list[str], scope: Scope, root: str | Path = "data/raw", *,
+                  progress: bool) -> Path:
     """Fetch every file of ``name`` in ``scope``; returns the completion marker's path.
 
     Files already present and verified are kept. Files that only a person can provide are

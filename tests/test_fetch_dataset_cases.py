@@ -1,0 +1,175 @@
+"""`paragen.data.registry.fetch_dataset` case by case on a registry of one or two small files: the completion
+marker (where it is, what it records per file), what is logged, a present file that fails its check, members
+already unpacked, the recorded digest of a file nobody publishes one for, and the mirror and registry refusals.
+Expected values are worked out by hand from the bytes below; digests come from hashlib here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import tarfile
+
+import pytest
+
+from paragen.data import registry
+from paragen.data.fetch import Expected, FetchError
+from paragen.data.registry import (RECORDED_DIGESTS, DatasetSource, SourceFile, dataset_source, expected_for,
+                                   fetch_dataset, usable_mirrors)
+
+from loopback import Server
+
+A, B = b"line one\n", b"line two\n"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """A loopback server holding a.txt and b.txt, and a registry ``toy`` of the two (eval split, pinned by
+    sha256) beside ``other``; the server is yielded (``served.url``, ``served.requests``)."""
+    server = Server()
+    server.files.update({"/set/a.txt": A, "/set/b.txt": B})
+
+    def source(*files):
+        return DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
+                                             "expected": {"test": 2}, "files": list(files)})
+
+    toy = source(*({"path": name, "urls": [f"{server.url}/set/{name}"], "sha256": sha(data), "split": "eval"}
+                   for name, data in (("a.txt", A), ("b.txt", B))))
+    monkeypatch.setattr(registry, "load_registry", lambda: {"toy": toy, "other": source()})
+    yield server
+    server.close()
+
+
+def test_the_marker_sits_in_the_dataset_s_folder_and_records_each_file_s_source(served, tmp_path, caplog):
+    with caplog.at_level(logging.INFO, logger="paragen.data.registry"):
+        marker = fetch_dataset("toy", [], "eval", tmp_path, progress=False)
+    url = served.url + "/set/"
+    assert marker == tmp_path / "toy" / ".complete-eval.json"
+    assert json.loads(marker.read_text()) == {"dataset": "toy", "scope": "eval",
+                                              "files": {"a.txt": url + "a.txt", "b.txt": url + "b.txt"}}
+    assert caplog.messages == [f"{tmp_path / 'toy' / 'a.txt'}: {url}a.txt",
+                               f"{tmp_path / 'toy' / 'b.txt'}: {url}b.txt"]
+    fetch_dataset("toy", [], "eval", tmp_path, progress=False)  # both present: kept, none fetched again
+    assert json.loads(marker.read_text())["files"] == {"a.txt": "present", "b.txt": "present"}
+    assert len(served.requests) == 2
+
+
+def test_the_default_root_is_data_raw(served, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from pathlib import Path
+
+    assert fetch_dataset("toy", [], "eval", progress=False) == Path("data/raw/toy/.complete-eval.json")
+    assert (tmp_path / "data" / "raw" / "toy" / "a.txt").read_bytes() == A
+
+
+def test_the_progress_setting_reaches_each_download(served, tmp_path, monkeypatch):
+    seen = []
+    real = registry.fetch_file
+    monkeypatch.setattr(registry, "fetch_file", lambda *a, **k: seen.append(k) or real(*a, **k))
+    fetch_dataset("toy", [], "eval", tmp_path, progress=True)
+    assert seen == [{"progress": True}, {"progress": True}]
+
+
+def test_a_present_file_that_fails_its_check_is_said_and_fetched_again(served, tmp_path, caplog):
+    """a.txt present with other bytes: one warning with the check's own words (the file's path said once, though
+    the folder's name holds a space), then it is downloaded again."""
+    root = tmp_path / "raw data"
+    (root / "toy").mkdir(parents=True)
+    (root / "toy" / "a.txt").write_bytes(b"stale\n")
+    with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
+        fetch_dataset("toy", [], "eval", root, progress=False)
+    assert caplog.messages == [f"{root / 'toy' / 'a.txt'}: present but sha256 mismatch: expected {sha(A)}, got "
+                               f"{sha(b'stale' + bytes([10]))}; fetching again"]
+    assert (root / "toy" / "a.txt").read_bytes() == A
+
+
+def test_a_recorded_digest_is_named_when_a_present_file_fails_it(monkeypatch, tmp_path, caplog):
+    """A file nobody publishes a digest for (size 9 only): its sha256 was recorded at its first fetch; a present
+    copy of the same size with other bytes fails against the recording, and the warning says so."""
+    server = Server()
+    server.files["/u.txt"] = A
+    try:
+        source = DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
+                                               "expected": {"test": 1},
+                                               "files": [{"path": "u.txt", "urls": [server.url + "/u.txt"],
+                                                          "size": 9, "split": "eval"}]})
+        monkeypatch.setattr(registry, "load_registry", lambda: {"unpub": source})
+        fetch_dataset("unpub", [], "eval", tmp_path, progress=False)
+        recorded = json.loads((tmp_path / "unpub" / RECORDED_DIGESTS).read_text())
+        assert recorded == {"u.txt": {"sha256": sha(A), "size": 9}}
+        (tmp_path / "unpub" / "u.txt").write_bytes(b"line 1wo\n")  # 9 bytes, other content
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
+            fetch_dataset("unpub", [], "eval", tmp_path, progress=False)
+    finally:
+        server.close()
+    assert caplog.messages[0] == (
+        f"{tmp_path / 'unpub' / 'u.txt'}: present but sha256 mismatch: expected {sha(A)}, got "
+        f"{sha(b'line 1wo' + bytes([10]))} (checked against the sha256 recorded in "
+        f"{tmp_path / 'unpub' / RECORDED_DIGESTS}); fetching again")
+
+
+def test_a_recorded_digest_keeps_the_registry_s_size():
+    """The expectation made from a recording keeps the size the registry publishes, so a file of the wrong size
+    still fails as a size mismatch."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / RECORDED_DIGESTS).write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 9}}))
+        assert expected_for(Path(folder), SourceFile(path="u.txt", size=9)) == Expected("ab" * 32, None, 9)
+        (Path(folder) / RECORDED_DIGESTS).write_text("{not json")
+        with pytest.raises(FetchError) as error:
+            expected_for(Path(folder), SourceFile(path="u.txt", size=9))
+        assert str(error.value) == (f"{Path(folder) / RECORDED_DIGESTS}:1: not valid JSON (Expecting property name "
+                                    "enclosed in double quotes); delete it to record the digests afresh")
+
+
+def test_an_archive_whose_members_are_unpacked_is_not_fetched_again(monkeypatch, tmp_path):
+    """An archive entry whose archive is gone but whose members are there (unpacked earlier, archive deleted) is
+    complete: no request, recorded as such; the entry after it is still fetched."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("rel/m.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"m\n"))
+    server = Server()
+    server.files.update({"/r.tar.gz": buffer.getvalue(), "/b.txt": B})
+    try:
+        source = DatasetSource.model_validate({
+            "title": "t", "citation": "c", "licence": "l", "homepage": "h", "expected": {"test": 1},
+            "files": [{"path": "r.tar.gz", "urls": [server.url + "/r.tar.gz"], "sha256": sha(buffer.getvalue()),
+                       "split": "eval", "extract": [{"member": "rel/m.txt", "path": "m.txt"}]},
+                      {"path": "b.txt", "urls": [server.url + "/b.txt"], "sha256": sha(B), "split": "eval"}]})
+        monkeypatch.setattr(registry, "load_registry", lambda: {"arch": source})
+        (tmp_path / "arch").mkdir()
+        (tmp_path / "arch" / "m.txt").write_bytes(b"m\n")
+        marker = fetch_dataset("arch", [], "eval", tmp_path, progress=False)
+    finally:
+        server.close()
+    assert len(server.requests) == 1  # b.txt only
+    assert json.loads(marker.read_text())["files"] == {"r.tar.gz": "members already unpacked",
+                                                       "b.txt": server.url + "/b.txt"}
+
+
+def test_an_unknown_dataset_lists_the_registry_s_names(served):
+    with pytest.raises(FetchError) as error:
+        dataset_source("nope")
+    assert str(error.value) == "unknown dataset 'nope'; allowed values: other, toy"
+
+
+def test_mirrors_missing_or_not_folders_are_skipped_with_one_warning_each(tmp_path, caplog):
+    a_file = tmp_path / "mirror.txt"
+    a_file.write_text("x")
+    with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
+        usable = usable_mirrors(["http://mirror.example.org/data", str(tmp_path), str(a_file), str(tmp_path / "no")])
+    assert usable == ["http://mirror.example.org/data", str(tmp_path)]
+    tail = "; skipping it (a mirror is a directory laid out as docs/datasets.md describes, or a base URL)"
+    assert caplog.messages == [f"mirror {a_file} is not a directory" + tail,
+                               f"mirror {tmp_path / 'no'} does not exist" + tail]
