@@ -45,7 +45,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
               "tests/test_training.py", "tests/test_spm.py",  # tag_column; fill_targets (004 Eq. 9 by hand)
               "tests/test_safe_extract_cases.py", "tests/test_segment_workers.py",  # written for the 2026-11-28 run
               "tests/test_prepare_recipe_cases.py", "tests/test_gigaword_lcsts_cases.py",
-              "tests/test_prepare_dataset_cases.py", "tests/test_data_small_cases.py", "tests/test_fetch_dataset_cases.py",
+              "tests/test_prepare_dataset_cases.py", "tests/test_data_small_cases.py",
+              "tests/test_fetch_dataset_cases.py",
               "-m", "not e2e"]),
     "simplification": (["src/paragen/simplification/*"],
                        ["tests/test_ppdb.py", "tests/test_systems.py", "tests/test_scoring_variants.py",
