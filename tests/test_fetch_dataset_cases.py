@@ -173,3 +173,18 @@ def test_mirrors_missing_or_not_folders_are_skipped_with_one_warning_each(tmp_pa
     tail = "; skipping it (a mirror is a directory laid out as docs/datasets.md describes, or a base URL)"
     assert caplog.messages == [f"mirror {a_file} is not a directory" + tail,
                                f"mirror {tmp_path / 'no'} does not exist" + tail]
+
+
+def test_files_to_place_by_hand_are_listed_one_a_line(monkeypatch, tmp_path):
+    """Two manual files and no instructions in the registry: both paths, one a line, and nothing after them."""
+    from paragen.data.registry import ManualPlacementRequired
+
+    source = DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
+                                           "expected": {"test": 1}, "manual": None,
+                                           "files": [{"path": n, "urls": [], "split": "eval"}
+                                                     for n in ("x.txt", "y.txt")]})
+    monkeypatch.setattr(registry, "load_registry", lambda: {"hand": source})
+    with pytest.raises(ManualPlacementRequired) as error:
+        fetch_dataset("hand", [], "eval", tmp_path, progress=False)
+    assert str(error.value) == f"hand: 2 file(s) must be placed by hand:\n  {tmp_path / 'hand' / 'x.txt'}\n  " \
+                               f"{tmp_path / 'hand' / 'y.txt'}\n"

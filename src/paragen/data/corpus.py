@@ -109,7 +109,7 @@ def read_split(directory: str | Path, split: str, require_nonempty: bool = True)
     return ParallelCorpus(sources, targets, tags)
 
 
-def tokenised(path: Path, require_nonempty: bool = True) -> list[list[str]]:
+def tokenised(path: Path, require_nonempty: bool) -> list[list[str]]:
     """The whitespace tokens of each line, each distinct token one shared string (``sys.intern``): a corpus is
     mostly repeats of a few thousand types, and a string object per occurrence would hold LCSTS's 2.4M training
     texts (about 250M characters) in tens of gigabytes."""

@@ -161,7 +161,7 @@ def _from_local_mirror(source: Path, dest: Path) -> Path | None:
 
 
 def fetch_file(dest: Path, expected: Expected, urls: Sequence[str], mirrors: Sequence[str] = (),
-               mirror_path: str | None = None, progress: bool = True) -> str:
+               mirror_path: str | None = None, *, progress: bool) -> str:
     """Obtain ``dest`` from the first source that has it with the right digest; returns that source.
 
     Sources are tried in order: each mirror (local directory or base URL, joined with
