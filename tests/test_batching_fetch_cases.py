@@ -173,3 +173,9 @@ def test_a_git_blob_mismatch_names_the_source_and_both_ids(tmp_path):
     with pytest.raises(HashMismatch) as error:
         verify(path, Expected(git_blob="1" * 40), "https://example.org/a.txt")
     assert str(error.value) == f"https://example.org/a.txt: git blob id mismatch: expected {'1' * 40}, got {blob}"
+
+
+def test_each_source_oov_in_the_target_takes_its_own_extended_id():
+    from paragen.data.batching import extend_target
+
+    assert extend_target(["q", "a", "p", "z"], VOCAB, ["p", "q"]) == [len(VOCAB) + 1, 4, len(VOCAB), 1]  # z: <unk>

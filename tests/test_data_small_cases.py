@@ -97,3 +97,44 @@ def test_the_headline_stand_in_writes_words_links_and_headlines_one_pair_a_line(
     assert (tmp_path / "test.src").read_text() == "c1 f2 c3\nc4\n"
     assert (tmp_path / "test.tgt").read_text() == "c1 r3\nc4\n"
     assert (tmp_path / "test.align").read_text() == "0-0 2-1\n0-0\n"
+
+
+def test_readings_stop_at_their_limit():
+    """x y over a b c d splits three ways (a | b c d, a b | c d, a b c | d); with limit 2 the first two."""
+    from paragen.data.synthetic import readings
+
+    assert readings(["x", "y"], ["a", "b", "c", "d"], limit=2) == [{"x": [0, 1], "y": [1, 4]},
+                                                                  {"x": [0, 2], "y": [2, 4]}]
+
+
+def test_an_ambiguous_instance_is_redrawn_up_to_the_limit_and_counted(monkeypatch):
+    """One rule, parses scripted: ambiguous three times then unique, with REDRAW_LIMIT 3, gives an instance
+    redrawn 3 times; ambiguous every time, the rule is refused after its 3 redraws."""
+    import random
+
+    from paragen.config import SyntheticDataset
+    from paragen.data import synthetic
+
+    rule = Rule("x->x", ("a", "x"), ("x",))
+    spec = SyntheticDataset(kind="synthetic", rules=1, instances_per_rule=2, symbols=5, seed=1)
+    monkeypatch.setattr(synthetic, "_rules_then_rng", lambda s: ([rule], random.Random(0)))
+    monkeypatch.setattr(synthetic, "REDRAW_LIMIT", 3)
+    answers = iter([2, 2, 2, 1, 1])
+    monkeypatch.setattr(synthetic, "parses", lambda pattern, source: next(answers))
+    splits = synthetic.generate(spec)
+    assert sorted(e.redraws for split in splits.values() for e in split) == [0, 3]
+    monkeypatch.setattr(synthetic, "parses", lambda pattern, source: 2)
+    with pytest.raises(ValueError) as error:
+        synthetic.generate(spec)
+    assert str(error.value) == "rule 0 (a x): no unambiguous instance in 3 draws"
+
+
+@pytest.mark.parametrize("per_rule, sizes", [(2, (3, 0, 3)), (4, (3, 3, 6))])
+def test_each_rule_s_train_half_gives_validation_one_instance_when_it_has_two(per_rule, sizes):
+    """3 rules. 2 instances a rule: a train half of 1 keeps it (no validation instance); 4 a rule: a train half of
+    2 gives max(1, round(2 x 0.1)) = 1 to validation. (train, valid, test) instances in all."""
+    from paragen.config import SyntheticDataset
+    from paragen.data.synthetic import generate
+
+    splits = generate(SyntheticDataset(kind="synthetic", rules=3, instances_per_rule=per_rule, symbols=50, seed=2))
+    assert (len(splits["train"]), len(splits["valid"]), len(splits["test"])) == sizes
