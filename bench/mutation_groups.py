@@ -47,7 +47,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
               "tests/test_prepare_recipe_cases.py", "tests/test_gigaword_lcsts_cases.py",
               "tests/test_prepare_dataset_cases.py", "tests/test_data_small_cases.py",
               "tests/test_fetch_dataset_cases.py", "tests/test_batching_fetch_cases.py",
-              "tests/test_read_lines_cases.py",
+              "tests/test_read_lines_cases.py", "tests/test_http_download_cases.py",
               "-m", "not e2e"]),
     "simplification": (["src/paragen/simplification/*"],
                        ["tests/test_ppdb.py", "tests/test_systems.py", "tests/test_scoring_variants.py",

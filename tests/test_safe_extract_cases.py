@@ -16,17 +16,12 @@ import pytest
 from paragen.data import fetch
 from paragen.data.fetch import FetchError, safe_extract
 
+from test_fetch import _tar
+
 
 def _tar_file(path: Path, entries: list[tarfile.TarInfo | tuple[str, bytes]]) -> Path:
     """A plain tar at ``path`` holding ``entries`` (a TarInfo is added as it is, a pair as a regular file)."""
-    with tarfile.open(path, "w") as tar:
-        for entry in entries:
-            if isinstance(entry, tarfile.TarInfo):
-                tar.addfile(entry)
-            else:
-                info = tarfile.TarInfo(entry[0])
-                info.size = len(entry[1])
-                tar.addfile(info, io.BytesIO(entry[1]))
+    path.write_bytes(_tar(entries, mode="w"))
     return path
 
 

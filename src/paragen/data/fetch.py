@@ -107,7 +107,7 @@ def unreachable(url: str, error: BaseException) -> str | None:
     return None
 
 
-def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60.0, progress: bool = True) -> Path:
+def http_download(url: str, dest: Path, *, retries: int = 3, timeout: float = 60.0, progress: bool) -> Path:
     """Download ``url`` into ``dest.part``, resuming what is already there; returns the part file.
 
     A transfer that breaks off is resumed with a ``Range`` request up to ``retries`` times; a host that
