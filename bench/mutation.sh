@@ -29,7 +29,11 @@ if [ -z "${PARAGEN_MIRROR:-}" ] && [ -d "$repo/../shared/data" ]; then
     export PARAGEN_MIRROR="$(cd "$repo/../shared/data" && pwd)"
 fi
 rm -rf mutants
-OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" "${patterns[@]}" > mutmut.log 2>&1 || true
+# ${patterns[@]+...}: an empty array is "unbound" under set -u before bash 4.4
+OMP_NUM_THREADS=1 mutmut run --max-children "${MUTMUT_CHILDREN:-2}" ${patterns[@]+"${patterns[@]}"} > mutmut.log 2>&1 || true
+if grep -q "nothing matches" mutmut.log; then
+    echo "mutmut checked nothing: no mutant name matches ${patterns[*]} ($(pwd)/mutmut.log)" >&2
+fi
 # A clean test run that fails ("failed to collect stats") leaves every mutant unchecked: say why.
 if grep -q "failed to collect stats" mutmut.log; then
     echo "mutmut checked nothing: its clean run of the group's tests failed ($(pwd)/mutmut.log)" >&2

@@ -51,24 +51,36 @@ def test_a_generator_shuffles_examples_and_batches_and_its_seed_fixes_the_order(
 
 
 def test_the_batch_shuffle_uses_the_seeded_generator_too():
-    """Lengths 1..12 (one window, sorted): the examples' shuffle cannot change the batches' contents, only the
-    batches' order does, and that must repeat for a seed."""
-    lengths = list(range(1, 13))
-    orders = {tuple(map(tuple, batch_order(lengths, 3, _seeded(s)))) for s in (1, 1, 1)}
-    assert len(orders) == 1
-    assert {tuple(b) for b in next(iter(orders))} == {(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11)}
+    """Lengths 1..36 (one window, sorted): the examples' shuffle cannot change the batches' contents (12 batches of
+    3 consecutive examples), only the batches' order does: it repeats for a seed (also after draws from torch's
+    global generator), is not the sorted order, and differs for another seed."""
+    lengths = list(range(1, 37))
+    first = batch_order(lengths, 3, _seeded(1))
+    torch.rand(5)
+    assert batch_order(lengths, 3, _seeded(1)) == first
+    assert sorted(first) == [[i, i + 1, i + 2] for i in range(0, 36, 3)] != first
+    assert batch_order(lengths, 3, _seeded(2)) != first
 
 
 VOCAB = Vocabulary(["<pad>", "<unk>", "<s>", "</s>", "a", "b"])  # </s> is id 3
 
 
-def test_a_batch_of_ids_keeps_its_targets_and_the_generator_is_used():
+def test_a_batch_of_ids_keeps_its_targets_and_the_generator_is_used(monkeypatch):
+    """batch_at: examples 2 and 0 with their targets. iterate_batches asks batch_order (a recording stand-in
+    here, answering [[2], [0, 1]]) with the source lengths, the batch size and the very generator it was given,
+    and yields those batches in that order, targets included."""
+    from paragen.data import batching
+
     sources, targets = [["a"], ["b", "a"], ["a", "b"]], [["b"], ["a"], ["a", "a"]]
     batch = batch_at(sources, targets, VOCAB, [2, 0])
     assert batch.tgt_out.tolist() == [[4, 4, 3], [5, 3, 0]]  # a a </s>, b </s> <pad>
-    batches = list(iterate_batches(sources, targets, VOCAB, 1, _seeded(3)))
-    assert sorted(b.tgt_out.tolist() for b in batches) == [[[4, 3]], [[4, 4, 3]], [[5, 3]]]
-    assert [b.indices for b in batches] == [[i] for i in sum(batch_order([1, 2, 2], 1, _seeded(3)), [])]
+    asked = []
+    monkeypatch.setattr(batching, "batch_order", lambda *args: asked.append(args) or [[2], [0, 1]])
+    generator = _seeded(3)
+    batches = list(iterate_batches(sources, targets, VOCAB, 2, generator))
+    assert asked == [([1, 2, 2], 2, generator)] and asked[0][2] is generator
+    assert [b.indices for b in batches] == [[2], [0, 1]]
+    assert [b.tgt_out.tolist() for b in batches] == [[[4, 4, 3]], [[5, 3], [4, 3]]]
 
 
 def test_the_first_extended_id_is_the_first_source_oov():

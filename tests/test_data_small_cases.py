@@ -1,7 +1,8 @@
 """Small behaviours of `paragen.data` that the mutation run over the package found unpinned: prepare.json and the
 overlap refusal of a recipe's preparation, one-reference splits on disk, the reference length limit, the rules
 record of the rule data, rounding of its statistics, the mirror taken from the environment, the vocabulary
-refusal and the headline stand-in's files. Expected values are worked out by hand from the inputs below.
+refusal, the headline stand-in's files, and the rule data's readings, redraws and validation share. Expected
+values are worked out by hand from the inputs below.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def test_an_ambiguous_instance_is_redrawn_up_to_the_limit_and_counted(monkeypatc
     monkeypatch.setattr(synthetic, "parses", lambda pattern, source: 2)
     with pytest.raises(ValueError) as error:
         synthetic.generate(spec)
-    assert str(error.value) == "rule 0 (a x): no unambiguous instance in 3 draws"
+    assert str(error.value) == "rule 0 (a x): no unambiguous instance after 3 redraws"  # 4 draws in all
 
 
 @pytest.mark.parametrize("per_rule, sizes", [(2, (3, 0, 3)), (4, (3, 3, 6))])

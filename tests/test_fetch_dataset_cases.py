@@ -16,12 +16,13 @@ import pytest
 
 from paragen.data import registry
 from paragen.data.fetch import Expected, FetchError
-from paragen.data.registry import (RECORDED_DIGESTS, DatasetSource, SourceFile, dataset_source, expected_for,
+from paragen.data.registry import (DatasetSource, SourceFile, dataset_source, expected_for,
                                    fetch_dataset, usable_mirrors)
 
 from loopback import Server
 
 A, B = b"line one\n", b"line two\n"
+RECORDED_DIGESTS = ".recorded-digests.json"  # where a raw folder keeps the digests nobody publishes
 
 
 def sha(data: bytes) -> str:
@@ -116,14 +117,17 @@ def test_a_recorded_digest_is_named_when_a_present_file_fails_it(monkeypatch, tm
 
 
 def test_a_recorded_digest_keeps_the_registry_s_size():
-    """The expectation made from a recording keeps the size the registry publishes, so a file of the wrong size
-    still fails as a size mismatch."""
+    """The expectation made from a recording (size 9, as the registry publishes) is its digest with the registry's
+    size beside it; a recording made for another size (8: the release changed) is ignored; a recording file that
+    is not JSON is refused, naming it and the line."""
     import tempfile
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / RECORDED_DIGESTS).write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 9}}))
         assert expected_for(Path(folder), SourceFile(path="u.txt", size=9)) == Expected("ab" * 32, None, 9)
+        (Path(folder) / RECORDED_DIGESTS).write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 8}}))
+        assert expected_for(Path(folder), SourceFile(path="u.txt", size=9)) == Expected(None, None, 9)
         (Path(folder) / RECORDED_DIGESTS).write_text("{not json")
         with pytest.raises(FetchError) as error:
             expected_for(Path(folder), SourceFile(path="u.txt", size=9))

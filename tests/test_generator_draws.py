@@ -59,7 +59,6 @@ def test_a_repeated_content_word_is_mentioned_once_and_links_point_at_its_first_
     assert not rng.values
 
 
-
 def test_the_later_mention_may_sit_two_after_the_first_but_not_next_to_it():
     """Length 4, content at 0 only (0.1 0.9 0.9 0.9), words 3 7 4 1 -> c3 f7 f4 f1; duplicate drawn (0.1): first
     = 0, later mention among the fillers from first + 2 on, [2, 3] (a slip starting at first + 3 would offer [3]);

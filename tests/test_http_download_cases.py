@@ -110,7 +110,7 @@ def test_416_means_the_part_file_is_complete_and_other_errors_fail(answers, tmp_
     assert str(error.value) == f"{URL}: HTTP 404 Not Found"
 
 
-def test_the_bar_counts_bytes_from_the_resumed_offset(answers, tmp_path, monkeypatch):
+def test_the_bar_is_made_for_bytes_starting_at_the_resumed_offset(answers, tmp_path, monkeypatch):
     bars = []
     real = fetch.progress_bar
     monkeypatch.setattr(fetch, "progress_bar", lambda **kwargs: bars.append(kwargs) or real(**kwargs))
@@ -118,7 +118,6 @@ def test_the_bar_counts_bytes_from_the_resumed_offset(answers, tmp_path, monkeyp
     answers.script.append(Response(b" world", 206))
     http_download(URL, tmp_path / "f.txt", progress=False)
     assert bars == [{"enabled": False, "total": 11, "initial": 5, "unit": "B", "unit_scale": True, "desc": "f.txt"}]
-
 
 
 def test_an_answer_without_a_length_is_read_to_its_end(answers, tmp_path):

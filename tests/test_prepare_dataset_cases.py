@@ -12,10 +12,10 @@ import pytest
 
 from paragen.data.corpus import CorpusError, read_raw
 from paragen.data.lcsts import read_lcsts
-from paragen.data.prepare import RECIPES, TURK_MINI_LABEL, prepare_dataset
+from paragen.data.prepare import RECIPES, prepare_dataset
 
 from test_gigaword_lcsts_cases import RECORD
-from test_prepare_recipe_cases import turk_files, write_raw
+from test_prepare_recipe_cases import LABEL, turk_files, write_raw
 
 
 def pwkp(raw: Path, split: str, pairs: list[tuple[str, str]]) -> None:
@@ -63,7 +63,7 @@ def test_a_split_without_a_paper_count_prints_none_and_notes_are_logged(tmp_path
     with caplog.at_level("INFO", logger="paragen.data.prepare"):
         prepare_dataset("turk_mini", ["test"], tmp_path, tmp_path / "out")
     assert capsys.readouterr().out == "turk_mini test: 1 pairs, 8 reference(s)\n"
-    assert caplog.messages[0] == f"turk_mini test: {TURK_MINI_LABEL}"
+    assert caplog.messages[0] == f"turk_mini test: {LABEL}"
 
 
 def test_a_missing_raw_file_says_to_fetch_it(tmp_path):
@@ -94,7 +94,7 @@ def test_turk_mini_holds_out_the_last_200_tune_sentences_and_needs_asset_aligned
         write_raw(tmp_path / "asset" / f"asset.valid.simp.{k}", [f"A{i} {k}" for i in range(201)])
     write_raw(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(201)])
     valid = RECIPES["turk_mini"].build(tmp_path, "valid", {})
-    assert valid.sources == [f"s{i}" for i in range(1, 201)] and valid.notes == [TURK_MINI_LABEL]
+    assert valid.sources == [f"s{i}" for i in range(1, 201)] and valid.notes == [LABEL]
     train = RECIPES["turk_mini"].build(tmp_path, "train", {})
     assert train.sources == ["s0"] * 18 and train.references[0][7:9] == ["s0 7", "a0 0"]
     write_raw(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(200)])

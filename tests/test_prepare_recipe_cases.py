@@ -12,7 +12,10 @@ import pytest
 
 from paragen.data.corpus import CorpusError
 from paragen.data.hwang import read_hwang
-from paragen.data.prepare import RECIPES, TURK_MINI_LABEL, Split, _count_unk
+from paragen.data.prepare import RECIPES, Split, _count_unk
+
+
+LABEL = "turk-mini stand-in suite: NOT the papers' setup (Turk tune + ASSET valid as training data)"
 
 
 def write_raw(path: Path, lines: list[str], ending: str = "\n") -> Path:
@@ -103,4 +106,4 @@ def test_unk_pairs_are_counted_over_both_sides():
 def test_turk_mini_s_test_set_is_turk_s_labelled_as_a_stand_in(tmp_path):
     turk_files(tmp_path, "test", ["x y"])
     data = RECIPES["turk_mini"].build(tmp_path, "test", {})
-    assert data.sources == ["x y"] and data.notes == [TURK_MINI_LABEL]
+    assert data.sources == ["x y"] and data.notes == [LABEL]

@@ -27,8 +27,8 @@ def refusal(path, **kwargs) -> str:
 
 
 def test_a_line_of_exactly_the_limit_is_read_in_characters_and_in_bytes(tmp_path):
-    """Two 4-byte characters and CRLF (10 bytes, inside the 11-byte read), then two at the end of the file
-    without a newline (8 bytes, exactly 4 x limit), then two plain ones."""
+    """Two 4-byte characters and CRLF (10 bytes, inside the 11-byte read), two more with LF (9 bytes), two plain
+    ones; then a file holding only two 4-byte characters without a newline (8 bytes, exactly 4 x limit)."""
     path = written(tmp_path, "😀😀\r\n😀😀".encode() + b"\nab\n")
     assert read_lines(path, max_chars=2) == ["😀😀", "😀😀", "ab"]
     assert read_lines(written(tmp_path, "😀😀".encode()), max_chars=2) == ["😀😀"]

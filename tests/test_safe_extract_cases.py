@@ -210,7 +210,8 @@ def test_an_unresolvable_host_message_ends_with_what_to_do():
     assert fetch.unreachable("http://data.example.org/x.bin", error) == (
         "cannot resolve the host name data.example.org (name resolution failed: Name or service not known); "
         "check the network or use a mirror (--mirror)")
-    assert fetch.unreachable("http://h.example.org/x", ConnectionRefusedError()) == "h.example.org refused the connection"
+    refused = fetch.unreachable("http://h.example.org/x", ConnectionRefusedError())
+    assert refused == "h.example.org refused the connection"
     assert fetch.unreachable("http://h.example.org/x", TimeoutError()) is None
 
 

@@ -228,8 +228,8 @@ def generate(spec: SyntheticDataset) -> dict[str, list[Example]]:
             while spec.separate_variables and parses(rule.source, source) != 1:
                 redraws += 1
                 if redraws > REDRAW_LIMIT:
-                    raise ValueError(f"rule {index} ({' '.join(rule.source)}): no unambiguous instance in "
-                                     f"{REDRAW_LIMIT} draws")
+                    raise ValueError(f"rule {index} ({' '.join(rule.source)}): no unambiguous instance after "
+                                     f"{REDRAW_LIMIT} redraws")
                 fillers = _fillers(rng, spec)
                 source, target = rule.apply(fillers)
             instances.append(Example(source, target, rule.rule_type, index, fillers, redraws))
