@@ -155,3 +155,14 @@ def test_bpe_without_a_training_split_names_every_missing_file(tmp_path):
                         progress=False)
     assert str(error.value) == ("BPE is learned on the training split, which is missing: "
                                 f"{prepared / 'train.src'}, {prepared / 'train.tgt'}")
+
+
+def test_characters_jieba_words_and_case_by_default(machine):
+    """char: one token per character, spaces dropped. jieba: the spaces removed before cutting, so "北 京" is the
+    word 北京 again. Case is kept unless lowercasing is asked for. The bar, by default, is shown and named
+    "segment"."""
+    assert segment_lines(["我爱 北京"], "char", workers=1) == ["我 爱 北 京"]
+    assert segment_lines(["我爱北 京"], "jieba", workers=1) == ["我 爱 北京"]
+    assert segment_lines(["The Cat"], "word", workers=1) == ["The Cat"]
+    assert [bar.kwargs for bar in machine.bars][-1] == {"enabled": True, "total": 1, "unit": "line",
+                                                        "desc": "segment"}
