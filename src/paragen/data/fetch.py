@@ -215,12 +215,17 @@ def _inside(target: Path, name: str) -> bool:
     return resolved == target.resolve() or target.resolve() in resolved.parents
 
 
+def _check_member_name(archive: Path, name: str, staging: Path, target: Path) -> None:
+    """Refuse a member of a tar or zip ``archive`` whose ``name`` would land outside ``staging`` (where it is
+    unpacked), naming ``target`` (where the user will look) in the message."""
+    if not _inside(staging, name):
+        raise FetchError(f"{archive}: member {name!r} would be written outside {target}")
+
+
 def _check_tar(archive: Path, tar: tarfile.TarFile, staging: Path, target: Path) -> None:
-    """Refuse a member of ``tar`` that would land outside ``staging`` (where it is unpacked), naming ``target``
-    (where the user will look) in the message, as the zip branch does."""
+    """Refuse a member of ``tar`` that lands outside ``staging``, a link that leaves it, or a device or pipe."""
     for member in tar.getmembers():
-        if not _inside(staging, member.name):
-            raise FetchError(f"{archive}: member {member.name!r} would be written outside {target}")
+        _check_member_name(archive, member.name, staging, target)
         if member.issym() or member.islnk():
             base = PurePosixPath(member.name).parent if member.issym() else PurePosixPath(".")
             if PurePosixPath(member.linkname).is_absolute() or not _inside(staging, str(base / member.linkname)):
@@ -253,8 +258,7 @@ def safe_extract(archive: str | Path, target: str | Path, members: Mapping[str, 
             elif zipfile.is_zipfile(archive):
                 with zipfile.ZipFile(archive) as zf:
                     for info in zf.infolist():
-                        if not _inside(staging, info.filename):
-                            raise FetchError(f"{archive}: member {info.filename!r} would be written outside {target}")
+                        _check_member_name(archive, info.filename, staging, target)
                         if (info.external_attr >> 16) & 0o170000 == 0o120000:
                             raise FetchError(f"{archive}: member {info.filename!r} is a symbolic link; refusing")
                     bad = zf.testzip()
