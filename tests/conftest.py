@@ -43,10 +43,12 @@ def tiny_model(architecture: str, vocab_size: int, **overrides) -> torch.nn.Modu
     return build_model(config, vocab_size).eval()
 
 
-def write_lines(path: Path, lines) -> None:
-    """``lines`` into ``path``, one per line with a final newline (its folder made first)."""
+def write_lines(path: Path, lines, ending: str = "\n") -> Path:
+    """``lines`` into ``path`` as UTF-8, each followed by ``ending`` ("\r\n" for a CRLF file), its folder made first;
+    returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    path.write_bytes("".join(line + ending for line in lines).encode("utf-8"))
+    return path
 
 
 def matrix_cell(task: str, mechanism: str, status: str = "scored", rank: float | None = None, values=(),
@@ -57,6 +59,16 @@ def matrix_cell(task: str, mechanism: str, status: str = "scored", rank: float |
 
     tests = [{"seed": 1, "run": "r", "baseline": "b", "delta": 1.0, "p_value": 0.01}] if tested else []
     return CellResult(task, mechanism, status, rank=rank, values=list(values), verdict=verdict, tests=tests)
+
+
+@pytest.fixture
+def server():
+    """A loopback HTTP server (``tests/loopback.py``) for download tests, closed afterwards."""
+    from loopback import Server
+
+    s = Server()
+    yield s
+    s.close()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from paragen.data.corpus import CorpusError, read_split
 from paragen.data.fetch import Expected, FetchError, HashMismatch, fetch_file, verify
 from paragen.data.vocabulary import Vocabulary
 
-from loopback import Server
+from test_fetch import sha
 
 
 def test_without_a_generator_batches_are_sorted_by_length_inside_windows_of_50_batches():
@@ -124,17 +124,6 @@ def test_tags_must_align_with_sources_and_empty_targets_are_refused(tmp_path):
     (tmp_path / "train.tgt").write_text("x\n\n")
     with pytest.raises(CorpusError, match=r"train\.tgt:2: empty line"):
         read_split(tmp_path, "train")
-
-
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-@pytest.fixture
-def server():
-    s = Server()
-    yield s
-    s.close()
 
 
 def test_a_mirror_url_with_a_trailing_slash_gives_one_slash(server, tmp_path):

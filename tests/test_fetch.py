@@ -11,16 +11,8 @@ import pytest
 
 from paragen.data.fetch import Expected, FetchError, HashMismatch, digests, fetch_file, safe_extract
 
-from loopback import Server
 
 PAYLOAD = bytes(range(256)) * 400  # 102,400 bytes
-
-
-@pytest.fixture
-def server():
-    s = Server()
-    yield s
-    s.close()
 
 
 def sha(data: bytes) -> str:

@@ -6,7 +6,6 @@ Expected values are worked out by hand from the bytes below; digests come from h
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
@@ -19,32 +18,28 @@ from paragen.data.fetch import Expected, FetchError
 from paragen.data.registry import (DatasetSource, SourceFile, dataset_source, expected_for,
                                    fetch_dataset, usable_mirrors)
 
-from loopback import Server
+from test_fetch import sha
 
 A, B = b"line one\n", b"line two\n"
 RECORDED_DIGESTS = ".recorded-digests.json"  # where a raw folder keeps the digests nobody publishes
 
 
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def register(monkeypatch, **datasets: list[dict]) -> None:
+    """Make the registry hold exactly ``datasets`` (name -> its file entries, as sources.yaml writes them)."""
+    sources = {name: DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
+                                                   "expected": {"test": 1}, "files": files})
+               for name, files in datasets.items()}
+    monkeypatch.setattr(registry, "load_registry", lambda: sources)
 
 
 @pytest.fixture
-def served(monkeypatch):
-    """A loopback server holding a.txt and b.txt, and a registry ``toy`` of the two (eval split, pinned by
-    sha256) beside ``other``; the server is yielded (``served.url``, ``served.requests``)."""
-    server = Server()
+def served(server, monkeypatch):
+    """The loopback server holding a.txt and b.txt, and a registry ``toy`` of the two (eval split, pinned by
+    sha256) beside an empty ``other``; the server is returned (``served.url``, ``served.requests``)."""
     server.files.update({"/set/a.txt": A, "/set/b.txt": B})
-
-    def source(*files):
-        return DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
-                                             "expected": {"test": 2}, "files": list(files)})
-
-    toy = source(*({"path": name, "urls": [f"{server.url}/set/{name}"], "sha256": sha(data), "split": "eval"}
-                   for name, data in (("a.txt", A), ("b.txt", B))))
-    monkeypatch.setattr(registry, "load_registry", lambda: {"toy": toy, "other": source()})
-    yield server
-    server.close()
+    register(monkeypatch, other=[], toy=[{"path": name, "urls": [f"{server.url}/set/{name}"], "sha256": sha(data),
+                                          "split": "eval"} for name, data in (("a.txt", A), ("b.txt", B))])
+    return server
 
 
 def test_the_marker_sits_in_the_dataset_s_folder_and_records_each_file_s_source(served, tmp_path, caplog):
@@ -90,52 +85,41 @@ def test_a_present_file_that_fails_its_check_is_said_and_fetched_again(served, t
     assert (root / "toy" / "a.txt").read_bytes() == A
 
 
-def test_a_recorded_digest_is_named_when_a_present_file_fails_it(monkeypatch, tmp_path, caplog):
+def test_a_recorded_digest_is_named_when_a_present_file_fails_it(server, monkeypatch, tmp_path, caplog):
     """A file nobody publishes a digest for (size 9 only): its sha256 was recorded at its first fetch; a present
     copy of the same size with other bytes fails against the recording, and the warning says so."""
-    server = Server()
     server.files["/u.txt"] = A
-    try:
-        source = DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
-                                               "expected": {"test": 1},
-                                               "files": [{"path": "u.txt", "urls": [server.url + "/u.txt"],
-                                                          "size": 9, "split": "eval"}]})
-        monkeypatch.setattr(registry, "load_registry", lambda: {"unpub": source})
+    register(monkeypatch, unpub=[{"path": "u.txt", "urls": [server.url + "/u.txt"], "size": 9, "split": "eval"}])
+    fetch_dataset("unpub", [], "eval", tmp_path, progress=False)
+    recorded = json.loads((tmp_path / "unpub" / RECORDED_DIGESTS).read_text())
+    assert recorded == {"u.txt": {"sha256": sha(A), "size": 9}}
+    (tmp_path / "unpub" / "u.txt").write_bytes(b"line 1wo\n")  # 9 bytes, other content
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
         fetch_dataset("unpub", [], "eval", tmp_path, progress=False)
-        recorded = json.loads((tmp_path / "unpub" / RECORDED_DIGESTS).read_text())
-        assert recorded == {"u.txt": {"sha256": sha(A), "size": 9}}
-        (tmp_path / "unpub" / "u.txt").write_bytes(b"line 1wo\n")  # 9 bytes, other content
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="paragen.data.registry"):
-            fetch_dataset("unpub", [], "eval", tmp_path, progress=False)
-    finally:
-        server.close()
     assert caplog.messages[0] == (
         f"{tmp_path / 'unpub' / 'u.txt'}: present but sha256 mismatch: expected {sha(A)}, got "
         f"{sha(b'line 1wo' + bytes([10]))} (checked against the sha256 recorded in "
         f"{tmp_path / 'unpub' / RECORDED_DIGESTS}); fetching again")
 
 
-def test_a_recorded_digest_keeps_the_registry_s_size():
+def test_a_recorded_digest_keeps_the_registry_s_size(tmp_path):
     """The expectation made from a recording (size 9, as the registry publishes) is its digest with the registry's
     size beside it; a recording made for another size (8: the release changed) is ignored; a recording file that
     is not JSON is refused, naming it and the line."""
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / RECORDED_DIGESTS).write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 9}}))
-        assert expected_for(Path(folder), SourceFile(path="u.txt", size=9)) == Expected("ab" * 32, None, 9)
-        (Path(folder) / RECORDED_DIGESTS).write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 8}}))
-        assert expected_for(Path(folder), SourceFile(path="u.txt", size=9)) == Expected(None, None, 9)
-        (Path(folder) / RECORDED_DIGESTS).write_text("{not json")
-        with pytest.raises(FetchError) as error:
-            expected_for(Path(folder), SourceFile(path="u.txt", size=9))
-        assert str(error.value) == (f"{Path(folder) / RECORDED_DIGESTS}:1: not valid JSON (Expecting property name "
-                                    "enclosed in double quotes); delete it to record the digests afresh")
+    recording, file = tmp_path / RECORDED_DIGESTS, SourceFile(path="u.txt", size=9)
+    recording.write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 9}}))
+    assert expected_for(tmp_path, file) == Expected("ab" * 32, None, 9)
+    recording.write_text(json.dumps({"u.txt": {"sha256": "ab" * 32, "size": 8}}))
+    assert expected_for(tmp_path, file) == Expected(None, None, 9)
+    recording.write_text("{not json")
+    with pytest.raises(FetchError) as error:
+        expected_for(tmp_path, file)
+    assert str(error.value) == (f"{recording}:1: not valid JSON (Expecting property name enclosed in double "
+                                "quotes); delete it to record the digests afresh")
 
 
-def test_an_archive_whose_members_are_unpacked_is_not_fetched_again(monkeypatch, tmp_path):
+def test_an_archive_whose_members_are_unpacked_is_not_fetched_again(server, monkeypatch, tmp_path):
     """An archive entry whose archive is gone but whose members are there (unpacked earlier, archive deleted) is
     complete: no request, recorded as such; the entry after it is still fetched."""
     buffer = io.BytesIO()
@@ -143,20 +127,14 @@ def test_an_archive_whose_members_are_unpacked_is_not_fetched_again(monkeypatch,
         info = tarfile.TarInfo("rel/m.txt")
         info.size = 2
         tar.addfile(info, io.BytesIO(b"m\n"))
-    server = Server()
     server.files.update({"/r.tar.gz": buffer.getvalue(), "/b.txt": B})
-    try:
-        source = DatasetSource.model_validate({
-            "title": "t", "citation": "c", "licence": "l", "homepage": "h", "expected": {"test": 1},
-            "files": [{"path": "r.tar.gz", "urls": [server.url + "/r.tar.gz"], "sha256": sha(buffer.getvalue()),
-                       "split": "eval", "extract": [{"member": "rel/m.txt", "path": "m.txt"}]},
-                      {"path": "b.txt", "urls": [server.url + "/b.txt"], "sha256": sha(B), "split": "eval"}]})
-        monkeypatch.setattr(registry, "load_registry", lambda: {"arch": source})
-        (tmp_path / "arch").mkdir()
-        (tmp_path / "arch" / "m.txt").write_bytes(b"m\n")
-        marker = fetch_dataset("arch", [], "eval", tmp_path, progress=False)
-    finally:
-        server.close()
+    register(monkeypatch, arch=[
+        {"path": "r.tar.gz", "urls": [server.url + "/r.tar.gz"], "sha256": sha(buffer.getvalue()), "split": "eval",
+         "extract": [{"member": "rel/m.txt", "path": "m.txt"}]},
+        {"path": "b.txt", "urls": [server.url + "/b.txt"], "sha256": sha(B), "split": "eval"}])
+    (tmp_path / "arch").mkdir()
+    (tmp_path / "arch" / "m.txt").write_bytes(b"m\n")
+    marker = fetch_dataset("arch", [], "eval", tmp_path, progress=False)
     assert len(server.requests) == 1  # b.txt only
     assert json.loads(marker.read_text())["files"] == {"r.tar.gz": "members already unpacked",
                                                        "b.txt": server.url + "/b.txt"}
@@ -183,11 +161,7 @@ def test_files_to_place_by_hand_are_listed_one_a_line(monkeypatch, tmp_path):
     """Two manual files and no instructions in the registry: both paths, one a line, and nothing after them."""
     from paragen.data.registry import ManualPlacementRequired
 
-    source = DatasetSource.model_validate({"title": "t", "citation": "c", "licence": "l", "homepage": "h",
-                                           "expected": {"test": 1}, "manual": None,
-                                           "files": [{"path": n, "urls": [], "split": "eval"}
-                                                     for n in ("x.txt", "y.txt")]})
-    monkeypatch.setattr(registry, "load_registry", lambda: {"hand": source})
+    register(monkeypatch, hand=[{"path": n, "urls": [], "split": "eval"} for n in ("x.txt", "y.txt")])  # no manual
     with pytest.raises(ManualPlacementRequired) as error:
         fetch_dataset("hand", [], "eval", tmp_path, progress=False)
     assert str(error.value) == f"hand: 2 file(s) must be placed by hand:\n  {tmp_path / 'hand' / 'x.txt'}\n  " \

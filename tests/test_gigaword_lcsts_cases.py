@@ -16,7 +16,7 @@ from paragen.data.corpus import CorpusError
 from paragen.data.lcsts import read_lcsts
 from paragen.data.prepare import RECIPES
 
-from test_prepare_recipe_cases import write_raw
+from conftest import write_lines
 
 
 def gigaword(raw: Path, split: str):
@@ -25,10 +25,10 @@ def gigaword(raw: Path, split: str):
 
 def test_zhou_s_and_rush_s_test_sets_read_their_own_files(tmp_path):
     g = tmp_path / "gigaword"
-    write_raw(g / "zhou_test.article.txt", ["z article one", "z article two"])
-    write_raw(g / "zhou_test.title.txt", ["z title one", "z title two"])
-    write_raw(g / "input.txt", ["rush article"])
-    write_raw(g / "test_rush.title.txt", ["rush title"])
+    write_lines(g / "zhou_test.article.txt", ["z article one", "z article two"])
+    write_lines(g / "zhou_test.title.txt", ["z title one", "z title two"])
+    write_lines(g / "input.txt", ["rush article"])
+    write_lines(g / "test_rush.title.txt", ["rush title"])
     zhou = gigaword(tmp_path, "test_zhou")
     assert zhou.sources == ["z article one", "z article two"] and zhou.references == [["z title one", "z title two"]]
     rush = gigaword(tmp_path, "test_rush")
@@ -38,15 +38,15 @@ def test_zhou_s_and_rush_s_test_sets_read_their_own_files(tmp_path):
 def test_rush_s_titles_alone_when_the_articles_are_absent(tmp_path):
     """Without input.txt the titles are kept as references of empty sources, and the note says why; CRLF endings
     in the titles are stripped as anywhere else."""
-    write_raw(tmp_path / "gigaword" / "test_rush.title.txt", ["t one", "t two"], "\r\n")
+    write_lines(tmp_path / "gigaword" / "test_rush.title.txt", ["t one", "t two"], "\r\n")
     rush = gigaword(tmp_path, "test_rush")
     assert rush.sources == ["", ""] and rush.references == [["t one", "t two"]]
     assert rush.notes == ["references only: input.txt (the test articles) is absent"]
 
 
 def _pool(raw: Path, pairs: int) -> None:
-    write_raw(raw / "gigaword" / "valid.article.filter.txt", [f"article {i}" for i in range(pairs)])
-    write_raw(raw / "gigaword" / "valid.title.filter.txt", [f"title {i}" for i in range(pairs)])
+    write_lines(raw / "gigaword" / "valid.article.filter.txt", [f"article {i}" for i in range(pairs)])
+    write_lines(raw / "gigaword" / "valid.title.filter.txt", [f"title {i}" for i in range(pairs)])
 
 
 def test_spm_s_samples_need_18000_pairs_and_are_disjoint(tmp_path):
@@ -72,7 +72,7 @@ RECORD = ["<doc id=7>", "    <human_label>4</human_label>", "    <summary>", "  
 
 
 def test_lcsts_validation_is_part_ii(tmp_path):
-    write_raw(tmp_path / "lcsts" / "PART_II.txt", RECORD)
+    write_lines(tmp_path / "lcsts" / "PART_II.txt", RECORD)
     data = RECIPES["lcsts"].build(tmp_path, "valid", {})
     assert data.sources == ["本文总结"] and data.references == [["可穿戴技术"]]  # the summary's lines joined as is
 
@@ -81,13 +81,13 @@ def test_blank_lines_between_records_are_skipped(tmp_path):
     """A leading blank line and blank lines between records: both records read, once each (at most 5 are taken,
     so a reader that started over would show it rather than run forever)."""
     other = [line.replace("id=7", "id=8").replace("4<", "3<") for line in RECORD]
-    path = write_raw(tmp_path / "PART_II.txt", ["", *RECORD, "", "   ", *other])
+    path = write_lines(tmp_path / "PART_II.txt", ["", *RECORD, "", "   ", *other])
     records = list(islice(read_lcsts(path), 5))
     assert [(r.doc_id, r.human_label, r.line) for r in records] == [(7, 4, 2), (8, 3, 14)]
 
 
 def test_a_record_without_a_human_label_has_none(tmp_path):
-    path = write_raw(tmp_path / "PART_I.txt", [RECORD[0], *RECORD[2:]])
+    path = write_lines(tmp_path / "PART_I.txt", [RECORD[0], *RECORD[2:]])
     [record] = read_lcsts(path)
     assert record.human_label is None and record.summary == "可穿戴技术"
 
@@ -100,7 +100,7 @@ def test_a_record_without_a_human_label_has_none(tmp_path):
     (RECORD[:3] + RECORD[5:], "4: empty <summary>"),
 ])
 def test_a_broken_record_is_named_by_line_and_what_was_found(tmp_path, lines, expected):
-    path = write_raw(tmp_path / "PART_III.txt", lines)
+    path = write_lines(tmp_path / "PART_III.txt", lines)
     with pytest.raises(CorpusError) as error:
         list(read_lcsts(path))
     assert str(error.value) == f"{path}:{expected}"

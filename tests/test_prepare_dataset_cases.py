@@ -14,13 +14,14 @@ from paragen.data.corpus import CorpusError, read_raw
 from paragen.data.lcsts import read_lcsts
 from paragen.data.prepare import RECIPES, prepare_dataset
 
+from conftest import write_lines
 from test_gigaword_lcsts_cases import RECORD
-from test_prepare_recipe_cases import LABEL, turk_files, write_raw
+from test_prepare_recipe_cases import LABEL, turk_files
 
 
 def pwkp(raw: Path, split: str, pairs: list[tuple[str, str]]) -> None:
-    write_raw(raw / "pwkp" / f"{split}.src", [s for s, _ in pairs])
-    write_raw(raw / "pwkp" / f"{split}.dst", [t for _, t in pairs])
+    write_lines(raw / "pwkp" / f"{split}.src", [s for s, _ in pairs])
+    write_lines(raw / "pwkp" / f"{split}.dst", [t for _, t in pairs])
 
 
 def test_the_default_folders_are_data_raw_and_data_prepared(tmp_path, monkeypatch):
@@ -80,7 +81,7 @@ def test_a_missing_raw_file_says_to_fetch_it(tmp_path):
     (RECORD[:-1] + RECORD, "10: expected </doc>, found '<doc id=7>'"),
 ])
 def test_lcsts_labels_and_closing_tags(tmp_path, lines, expected):
-    path = write_raw(tmp_path / "PART_II.txt", lines)
+    path = write_lines(tmp_path / "PART_II.txt", lines)
     with pytest.raises(CorpusError) as error:
         list(read_lcsts(path))
     assert str(error.value) == f"{path}:{expected}"
@@ -91,15 +92,15 @@ def test_turk_mini_holds_out_the_last_200_tune_sentences_and_needs_asset_aligned
     labelled as the stand-in; with one ASSET sentence too few the recipe refuses, naming both counts."""
     turk_files(tmp_path, "tune", [f"s{i}" for i in range(201)])
     for k in range(10):
-        write_raw(tmp_path / "asset" / f"asset.valid.simp.{k}", [f"A{i} {k}" for i in range(201)])
-    write_raw(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(201)])
+        write_lines(tmp_path / "asset" / f"asset.valid.simp.{k}", [f"A{i} {k}" for i in range(201)])
+    write_lines(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(201)])
     valid = RECIPES["turk_mini"].build(tmp_path, "valid", {})
     assert valid.sources == [f"s{i}" for i in range(1, 201)] and valid.notes == [LABEL]
     train = RECIPES["turk_mini"].build(tmp_path, "train", {})
     assert train.sources == ["s0"] * 18 and train.references[0][7:9] == ["s0 7", "a0 0"]
-    write_raw(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(200)])
+    write_lines(tmp_path / "asset" / "asset.valid.orig", [f"s{i}" for i in range(200)])
     for k in range(10):
-        write_raw(tmp_path / "asset" / f"asset.valid.simp.{k}", [f"A{i} {k}" for i in range(200)])
+        write_lines(tmp_path / "asset" / f"asset.valid.simp.{k}", [f"A{i} {k}" for i in range(200)])
     with pytest.raises(CorpusError) as error:
         RECIPES["turk_mini"].build(tmp_path, "valid", {})
     assert str(error.value) == "ASSET valid has 200 sentences, Turk tune 201: they must align"

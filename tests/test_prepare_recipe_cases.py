@@ -14,28 +14,22 @@ from paragen.data.corpus import CorpusError
 from paragen.data.hwang import read_hwang
 from paragen.data.prepare import RECIPES, Split, _count_unk
 
+from conftest import write_lines
 
 LABEL = "turk-mini stand-in suite: NOT the papers' setup (Turk tune + ASSET valid as training data)"
-
-
-def write_raw(path: Path, lines: list[str], ending: str = "\n") -> Path:
-    """``lines`` written to ``path`` (folders made) with ``ending`` after each, as UTF-8 bytes; returns ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes("".join(line + ending for line in lines).encode("utf-8"))
-    return path
 
 
 def turk_files(raw: Path, name: str, sources: list[str]) -> None:
     """A Turk split (``tune`` or ``test``): ``sources`` and 8 references, reference k of line i being
     ``"<source> k"``."""
-    write_raw(raw / "turkcorpus" / f"{name}.8turkers.tok.norm", sources)
+    write_lines(raw / "turkcorpus" / f"{name}.8turkers.tok.norm", sources)
     for k in range(8):
-        write_raw(raw / "turkcorpus" / f"{name}.8turkers.tok.turk.{k}", [f"{s} {k}" for s in sources])
+        write_lines(raw / "turkcorpus" / f"{name}.8turkers.tok.turk.{k}", [f"{s} {k}" for s in sources])
 
 
 def test_wikilarge_trains_on_its_own_pairs_and_tunes_on_turk(tmp_path):
-    write_raw(tmp_path / "wikilarge" / "train.src", ["the cat , which was black , sat .", "he left ."])
-    write_raw(tmp_path / "wikilarge" / "train.dst", ["the black cat sat .", "he went ."])
+    write_lines(tmp_path / "wikilarge" / "train.src", ["the cat , which was black , sat .", "he left ."])
+    write_lines(tmp_path / "wikilarge" / "train.dst", ["the black cat sat .", "he went ."])
     turk_files(tmp_path, "tune", ["a b", "c d"])
     train = RECIPES["wikilarge"].build(tmp_path, "train", {})
     assert train.sources == ["the cat , which was black , sat .", "he left ."]
@@ -57,8 +51,8 @@ def test_ew_sew_drops_identical_pairs_only_when_asked_and_notes_crlf_endings(tmp
     good_partial: 1 line. Asked to drop identical pairs: 3 of 4 kept, the identical one gone, and the notes say
     so, after the CRLF note of the good file."""
     hwang = tmp_path / "ew_sew_hwang"
-    write_raw(hwang / "aligned-good-0.67.txt", ["a b c\ta c\t0.9", "same\tsame\t0.8", "d e f\td f\t0.7"], "\r\n")
-    write_raw(hwang / "aligned-good_partial-0.53.txt", ["g h i\tg i\t0.5"])
+    write_lines(hwang / "aligned-good-0.67.txt", ["a b c\ta c\t0.9", "same\tsame\t0.8", "d e f\td f\t0.7"], "\r\n")
+    write_lines(hwang / "aligned-good_partial-0.53.txt", ["g h i\tg i\t0.5"])
     data = RECIPES["ew_sew_hwang"].build(tmp_path, "train", {"drop_identical": True})
     assert data.sources == ["a b c", "d e f", "g h i"] and data.references == [["a c", "d f", "g i"]]
     assert data.notes[0] == "aligned-good-0.67.txt: 3 CRLF line endings stripped"
@@ -70,7 +64,7 @@ def test_ew_sew_drops_identical_pairs_only_when_asked_and_notes_crlf_endings(tmp
 def test_a_malformed_hwang_line_is_quoted_to_120_characters(tmp_path):
     path = tmp_path / "aligned-good-0.67.txt"
     long_line = "w" * 130 + "\tshort"  # two fields, 136 characters
-    write_raw(path, ["a\tb\t0.5", long_line])
+    write_lines(path, ["a\tb\t0.5", long_line])
     with pytest.raises(CorpusError) as error:
         read_hwang(path, [])
     assert str(error.value) == (f"{path}:2: expected 3 tab-separated fields (English sentence, Simple English "
@@ -79,7 +73,7 @@ def test_a_malformed_hwang_line_is_quoted_to_120_characters(tmp_path):
 
 def test_ppdb_pairs_in_column_order_with_the_crlf_note(tmp_path):
     path = tmp_path / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
-    write_raw(path, ["big\tlarge", "small\tlittle"], "\r\n")
+    write_lines(path, ["big\tlarge", "small\tlittle"], "\r\n")
     data = RECIPES["ppdb"].build(tmp_path, "train", {})
     assert data.sources == ["big", "small"] and data.references == [["large", "little"]]
     assert data.notes == ["ppdb-1.0-xxxl-lexical.synonyms.tsv: 2 CRLF line endings stripped"]
@@ -89,7 +83,7 @@ def test_ppdb_pairs_in_column_order_with_the_crlf_note(tmp_path):
 def test_a_malformed_ppdb_line_is_named_with_its_number(tmp_path, bad):
     """Line 2 without exactly two non-empty tab-separated words: one field, an empty second word, three fields."""
     path = tmp_path / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
-    write_raw(path, ["big\tlarge", bad, "small\tlittle"])
+    write_lines(path, ["big\tlarge", bad, "small\tlittle"])
     with pytest.raises(CorpusError) as error:
         RECIPES["ppdb"].build(tmp_path, "train", {})
     assert str(error.value) == f"{path}:2: expected 'word<TAB>word', found {bad!r}"
