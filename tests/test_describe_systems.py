@@ -53,3 +53,29 @@ def test_every_kind_of_row_word_for_word():
 
 def test_no_rows_no_sentence():
     assert describe_systems(CONFIG, []) == ""
+
+
+ORACLES = SimpleNamespace(
+    systems={
+        "loo": _system("oracle", reference="leave_one_out"),
+        "ref1": _system("oracle", reference=1),
+        "vocab": _system("identity", vocabulary_only=True),
+        # a reference named "leave_one_out" on a row that is no oracle: described by its method, not as an oracle
+        "skipref": _system("skip", seed=2, probability=0.1, reference="leave_one_out"),
+    },
+    rules={},
+)
+
+
+def test_oracle_and_vocabulary_rows_word_for_word():
+    """Faulty variants: the leave-one-out oracle described as reference "leave_one_out" scored against all
+    references (its test's `and` read as `or`, or either half negated), a skip row with that reference called an
+    oracle, the fixed-reference oracle or the vocabulary-only source described as the source unchanged."""
+    assert describe_systems(ORACLES, ["loo", "ref1", "vocab", "skipref"]) == (
+        "Rows without training: "
+        "loo: each reference of the test set in turn as output, scored against the other references, averaged "
+        "(leave-one-out: a reference is never scored against itself); "
+        "ref1: reference 1 of the test set as output, scored against all references (itself included); "
+        "vocab: the source with every word outside the output vocabulary written as <unk> (the most a model that "
+        "writes only its vocabulary can copy); "
+        "skipref: each word dropped with p = 0.1, seed 2.")
