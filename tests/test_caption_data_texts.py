@@ -73,3 +73,62 @@ def test_wall_time_in_minutes_each_resumption_and_rows_without_records_skipped_a
     assert describe_hardware({"Old": old, "Long": long}) == (
         " Trained on GPU A; wall time per row (training and per-epoch validation, summed over epochs): Long 14.8 min, "
         "resumed at epoch 3, 5.")
+
+
+def test_the_headline_ceiling_follows_rows_on_other_data(tmp_path, monkeypatch):
+    """A row on rule data (no generation statistics here: no rule ceiling) comes first and is skipped, not the end
+    of the rows. Gold headlines "c1 c2 c3", "r4 c5", "c6", "c7 c8" against themselves: ROUGE-1 and ROUGE-L 100 on
+    each; ROUGE-2 100 on the three with a bigram and 0 on the one-word "c6", mean 75.0."""
+    from paragen.config import load_config
+    from paragen.report.captions import ceiling_text
+
+    from conftest import ROOT
+
+    config = load_config(ROOT / "params.yaml")
+    monkeypatch.chdir(tmp_path)
+    write_lines(Path("data/prepared/headline_small/test.tgt"), ["c1 c2 c3", "r4 c5", "c6", "c7 c8"])
+    assert ceiling_text(config, ["synp_copynet", "hs_encdec"]) == (
+        " Ceiling (the gold headlines scored against themselves): ROUGE-1 100.0 / ROUGE-2 75.0 / ROUGE-L 100.0 "
+        "(1 one-word headlines score 0 on ROUGE-2).")
+
+
+def test_rule_ceilings_of_every_rule_dataset_after_other_data(tmp_path, monkeypatch):
+    """Rows: a headline stand-in first (skipped), rule data r1 (x->0 at 50, xy->x at 100, x->x without a ceiling:
+    only x->0 is named, its 0 written ∅), r2 (xy->xy at 66.66, shown 66.7), r3 whose statistics have no per-type
+    part. Both datasets' types are named, in row order."""
+    from paragen.report.captions import rule_ceiling_text
+
+    monkeypatch.chdir(tmp_path)
+    stats = {"r1": {"by_type": {"x->0": {"test_ceiling": 50.0}, "xy->x": {"test_ceiling": 100.0}, "x->x": {}}},
+             "r2": {"by_type": {"xy->xy": {"test_ceiling": 66.66}}}, "r3": {"rules": []}}
+    for name, record in stats.items():
+        write_lines(Path(f"data/prepared/{name}/generation.json"), [json.dumps(record)])
+    config = _config({"hs": HeadlineSyntheticDataset.model_construct(),
+                      **{n: SyntheticDataset.model_construct() for n in stats}},
+                     {"e0": "hs", "e1": "r1", "e2": "r2", "e3": "r3"})
+    assert rule_ceiling_text(config, ["e0", "e1", "e2", "e3"]) == (
+        " Ceiling (best expected exact match of a model that knows every rule; where x and y sit side by side a test "
+        "source splits more than one way and is right only by chance): x → ∅ 50.0, xy → xy 66.7; 100 on the other "
+        "types.")
+    assert rule_ceiling_text(config, ["e3"]) == ""
+
+
+def test_embeddings_of_each_row_that_starts_from_vectors(tmp_path, monkeypatch):
+    """Rows: A's experiment is not configured, B starts from vectors but fell back to random (its reason), C's
+    model starts from random by design, D found 1,234 of 5,678 words in vectors.txt, E has no record yet. Only B
+    and D are named, joined by "; "; rows none of which has a record give nothing."""
+    from paragen.report.captions import describe_embeddings
+
+    monkeypatch.chdir(tmp_path)
+    write_lines(Path("runs/e_random/embeddings.json"),
+                [json.dumps({"source": "random", "found": 0, "vocabulary": 10, "reason": "no vectors file"})])
+    write_lines(Path("runs/e_glove/embeddings.json"),
+                [json.dumps({"source": "data/raw/glove/vectors.txt", "found": 1234, "vocabulary": 5678})])
+    models = {"pre": SimpleNamespace(pretrained_embeddings="glove"), "plain": SimpleNamespace(pretrained_embeddings=None)}
+    experiments = {"e_random": "pre", "e_plain": "plain", "e_glove": "pre", "e_missing": "pre"}
+    config = SimpleNamespace(models=models, experiments={e: SimpleNamespace(model=m) for e, m in experiments.items()})
+    rows = {"A": "e_none", "B": "e_random", "C": "e_plain", "D": "e_glove", "E": "e_missing"}
+    assert describe_embeddings(config, rows) == (
+        " Embeddings: B: random initial embeddings (no vectors file); D: embeddings initialised from vectors.txt for "
+        "1,234 of 5,678 words.")
+    assert describe_embeddings(config, {"A": "e_none", "C": "e_plain", "E": "e_missing"}) == ""

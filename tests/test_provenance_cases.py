@@ -67,3 +67,14 @@ def test_read_files_lists_each_trained_runs_four_files_that_exist_then_the_capti
     assert read_files(config, plan) == ["runs/r1/train_log.csv", "runs/r1/aligned_pairs.json",
                                         "runs/r2/sessions.json", "runs/r2/embeddings.json",
                                         artifacts.generation_statistics("rules")]
+
+
+def test_publish_keeps_under_the_tables_name_with_its_data_and_seed_count(tmp_path, monkeypatch):
+    from paragen.report.provenance import publish_provenance
+
+    monkeypatch.chdir(tmp_path)
+    config = SimpleNamespace(data=["d1", "d2"], seed_count=3, experiments={})
+    plan = SimpleNamespace(name="tname", trained_runs=lambda: [], spec=SimpleNamespace(rows={}))
+    assert publish_provenance(config, plan) == "results/provenance/tname"
+    assert _tree(Path("results/provenance/tname")) == {
+        "report.json": '{\n "table": "tname",\n "data": [\n  "d1",\n  "d2"\n ],\n "seeds": 3\n}\n'}
