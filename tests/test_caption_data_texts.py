@@ -132,3 +132,32 @@ def test_embeddings_of_each_row_that_starts_from_vectors(tmp_path, monkeypatch):
         " Embeddings: B: random initial embeddings (no vectors file); D: embeddings initialised from vectors.txt for "
         "1,234 of 5,678 words.")
     assert describe_embeddings(config, {"A": "e_none", "C": "e_plain", "E": "e_missing"}) == ""
+
+
+def test_two_headline_stand_ins_each_get_their_ceiling_joined_by_a_semicolon(tmp_path, monkeypatch):
+    """hs_a's gold: "a b", "c d" (every score 100, no one-word headline); hs_b's: "a b", "c" (ROUGE-2 100 and 0,
+    mean 50.0; one one-word headline)."""
+    from paragen.config import load_config
+    from paragen.report.captions import ceiling_text
+
+    from conftest import ROOT
+
+    spec = load_config(ROOT / "params.yaml").datasets["headline_small"]
+    monkeypatch.chdir(tmp_path)
+    write_lines(Path("data/prepared/hs_a/test.tgt"), ["a b", "c d"])
+    write_lines(Path("data/prepared/hs_b/test.tgt"), ["a b", "c"])
+    config = _config({"hs_a": spec, "hs_b": spec}, {"ea": "hs_a", "eb": "hs_b"})
+    assert ceiling_text(config, ["ea", "eb"]) == (
+        " Ceiling (the gold headlines scored against themselves): ROUGE-1 100.0 / ROUGE-2 100.0 / ROUGE-L 100.0 "
+        "(0 one-word headlines score 0 on ROUGE-2); ROUGE-1 100.0 / ROUGE-2 50.0 / ROUGE-L 100.0 (1 one-word "
+        "headlines score 0 on ROUGE-2).")
+
+
+def test_the_summary_rounds_minutes_to_whole_ones_half_up(tmp_path):
+    """600 + 30 s = 10.5 min, shown 11 (a slip dividing by 61 gives 10.3, shown 10); a run without sessions.json
+    first is skipped, not counted."""
+    from paragen.report.captions import hardware_summary
+
+    old = _run(tmp_path / "old", None, [10.0])
+    run = _run(tmp_path / "run", [{"first_epoch": 1, "device": "GPU A"}], [600.0, 30.0])
+    assert hardware_summary({"Old": old, "Run": run}) == " Trained on GPU A: 11 min of training over 1 run(s)."
