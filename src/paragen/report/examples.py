@@ -57,7 +57,7 @@ class ExampleSource:
     tags: list[str] | None
 
 
-def read_example_source(directory: str | Path, split: str = "test") -> ExampleSource:
+def read_example_source(directory: str | Path, split: str) -> ExampleSource:
     """``<split>.src``, the first reference (``<split>.tgt`` or ``<split>.ref.0``) and ``<split>.tag`` where it
     exists."""
     directory = Path(directory)
