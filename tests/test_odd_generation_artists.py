@@ -78,3 +78,15 @@ def test_axis_room_ticks_label_legend_and_title(axes):
 def test_no_odd_sentence_at_all_still_gives_a_y_axis(close_figures):
     fig = odd_generation_figure({"A": [{"sentences_with_repeats": 0, "sentences_short": 0}]}, "t")
     assert fig.axes[0].get_ylim() == (0.0, 1.0)
+
+
+def test_the_figure_is_one_panel_of_three_point_six_inches_plus_room_for_title_and_legend(axes):
+    fig, _ = axes
+    assert fig.get_size_inches()[1] == pytest.approx(3.6 + 0.9)
+
+
+def test_one_system_takes_the_whole_group_width(close_figures):
+    """One system: the bars are 0.8 wide and centred on the groups (x − 0 · 0.8)."""
+    fig = odd_generation_figure({"A": [{"sentences_with_repeats": 1, "sentences_short": 2}]}, "t")
+    bars = [(round(p.get_x() + p.get_width() / 2, 6), round(p.get_width(), 6)) for p in fig.axes[0].patches]
+    assert bars == [(0.0, 0.8), (1.0, 0.8)]
