@@ -71,6 +71,7 @@ def test_axis_room_ticks_label_legend_and_title(axes):
     assert list(ax.get_xticks()) == [0, 1]
     assert ax.get_ylabel() == "number of sentences"
     assert not any(line.get_visible() for line in ax.get_xgridlines())
+    assert all(line.get_visible() for line in ax.get_ygridlines())  # the style's horizontal grid stays
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["A (mean ± sd of 2 seeds)", "B"]
     assert fig._suptitle.get_text() == "Odd generation"
 
