@@ -50,6 +50,12 @@ def test_a_line_over_300_characters_is_cut_at_300_and_marked(tmp_path):
     assert shown[-1] == "+" + "y" * 299
 
 
+def test_a_line_of_301_characters_is_cut_too(tmp_path):
+    """"-" + 300 x's is 301 characters, one over: its first 300 and " …"."""
+    detail = _diff(*_pair(tmp_path, "x" * 300 + "\n", "y\n"), "t.md")
+    assert detail.split("\n    ")[-2] == "-" + "x" * 299 + " …"
+
+
 def test_twelve_diff_lines_are_shown_whole_and_a_thirteenth_is_marked(tmp_path):
     """Five lines against four others: 3 header lines + 5 removed + 4 added = 12, all shown, no mark. Five
     against five: 13 lines, the first 12 shown (the last "+E" not) and a line "…" after them."""
