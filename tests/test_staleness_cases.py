@@ -277,3 +277,12 @@ def test_a_folder_without_settings_is_not_a_provenance(tmp_path, monkeypatch):
     (root / "results" / "provenance" / "stray" / "files").mkdir(parents=True)
     _fake_rebuild(monkeypatch, {})
     assert check_tables(root) == ([], ["kept"])
+
+
+def test_a_failed_rebuild_does_not_stop_the_tables_after_it(tmp_path, monkeypatch):
+    """alpha (first in sorted order) cannot be rebuilt; beta rebuilds with a file nobody committed: both named."""
+    root = _checked_repository(tmp_path, {"alpha": {}, "beta": {}})
+    _fake_rebuild(monkeypatch, {"beta": {"results/tables/beta.md": "b\n"}}, {"alpha": "could not be rebuilt (x): y"})
+    assert check_tables(root) == ([Stale("results/tables/alpha.md", "could not be rebuilt (x): y"),
+                                   Stale("results/tables/beta.md", "the rebuild writes it, but it is not committed")],
+                                  ["alpha", "beta"])
