@@ -13,8 +13,7 @@ from paragen.report.figure_heatmaps import (alignment_figure, check_same_sentenc
                                             trace_heatmap_figure)
 
 
-def plot_curves(logs: dict[str, list[Path]], path: str | Path, metric_label: str, title: str,
-                column: str = "valid_metric") -> None:
+def plot_curves(logs: dict[str, list[Path]], path: str | Path, metric_label: str, title: str, column: str) -> None:
     save(curves_figure(logs, metric_label, title, column), path)
 
 

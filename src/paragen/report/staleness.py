@@ -79,7 +79,7 @@ def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str
     return settings["table"], None
 
 
-def check_tables(root: str | Path = ".", names: list[str] | None = None) -> tuple[list[Stale], list[str]]:
+def check_tables(root: str | Path, names: list[str] | None = None) -> tuple[list[Stale], list[str]]:
     """(stale files, tables checked): every table with provenance under ``root`` (or those in ``names``) rebuilt
     and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too."""
     from paragen.config import load_config
