@@ -5,7 +5,7 @@ script runs it on a scratch copy, never on the project's own pyproject.toml)
 
 The test lists are the unit tests that compute each package's numbers by hand or by an independent formula;
 end-to-end tests are left out (a mutant that only an engine run would catch is listed as a survivor, to be
-pinned by a unit test or shown equivalent in docs/development.md).
+pinned by a unit test or shown equivalent in docs/mutation.md).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                 "tests/test_overlap.py", "tests/test_pretrained.py", "tests/test_published_outputs.py",
                 "tests/test_real_experiments.py", "tests/test_report_preflight.py", "tests/test_seeds.py",
                 "tests/test_synthetic_ceiling.py",
-                # written for the report's survivors (docs/development.md)
+                # written for the report's survivors (docs/mutation.md)
                 "tests/test_matrix_paragraph.py", "tests/test_describe_systems.py",
                 "tests/test_closest_rows_caption.py", "tests/test_report_index.py", "tests/test_report_small_texts.py",
                 "tests/test_rank_heatmap.py", "tests/test_trace_heatmap_artists.py",

@@ -1,7 +1,7 @@
 """The bootstraps' documented defaults (1,000 samples, seed 12345, a 95 % interval), the level and seed passed through
 every layer, and the percentile interval's exact tails.
 
-Written for the survivors of the metrics group's mutation run (docs/development.md). Expected values come from a
+Written for the survivors of the metrics group's mutation run (docs/mutation.md). Expected values come from a
 few lines of numpy in each test (the resampling written out again, with the documented seed), never from the code
 under test.
 """

@@ -1,6 +1,6 @@
 """Defaults and edges of the small metrics (exact match, ROUGE, BLEU, alignment accuracy, odd generation).
 
-Written for the survivors of the metrics group's mutation run (docs/development.md): the defaults a caller gets
+Written for the survivors of the metrics group's mutation run (docs/mutation.md): the defaults a caller gets
 without passing an argument (lowercased 13a BLEU, ROUGE without stemming), the empty corpus, the last index a link
 may name, and the errors that name the pair or file at fault. Expected values are worked out in the docstrings or
 are whole messages.

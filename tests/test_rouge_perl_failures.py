@@ -1,6 +1,6 @@
 """How the ROUGE-1.5.5 wrapper fails, and which perl it runs: whole messages, checked against stand-in perls.
 
-Written for the survivors of the metrics group's mutation run (docs/development.md). A stand-in ``perl`` (a shell
+Written for the survivors of the metrics group's mutation run (docs/mutation.md). A stand-in ``perl`` (a shell
 script in the test's folder) plays each failure the real one can show: a module that cannot be found, a load that
 fails for another reason, an exception database that cannot be built. The messages are matched whole, since a user
 reads them to know what to install; the last tests run the real script through a logging wrapper to show that every

@@ -1,6 +1,6 @@
 """SARI's per-order statistics, the deletion-precision variant and the edges of both SARI forms, worked by hand.
 
-Written for the survivors of the metrics group's mutation run (docs/development.md): each case is chosen so that
+Written for the survivors of the metrics group's mutation run (docs/mutation.md): each case is chosen so that
 the mutant's answer differs from the right one, and the docstrings give both.
 
 Case A (corpus SARI, :mod:`paragen.metrics.sari`): source "a b c", output "a b d", one reference "a c d" (k = 1).

@@ -1,4 +1,4 @@
-"""`paragen score` and `paragen evaluate` wiring that the scoring group's mutation run (docs/development.md) found
+"""`paragen score` and `paragen evaluate` wiring that the scoring group's mutation run (docs/mutation.md) found
 unpinned: --lowercase, the tokenizer and BPE restoration reaching every file each metric reads (and the compared
 system), the keys each result records, the refusals word for word, the settings `evaluate` hands to `score`, the
 skip row's seeds, a system's single test split, the leave-one-out oracle on BPE data and 003's protocol."""
