@@ -51,6 +51,11 @@ def write_lines(path: Path, lines, ending: str = "\n") -> Path:
     return path
 
 
+def file_tree(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` as {relative path: UTF-8 text}: what a test compares a written tree with."""
+    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
+
+
 def matrix_cell(task: str, mechanism: str, status: str = "scored", rank: float | None = None, values=(),
                 verdict: str = "", tested: bool = False):
     """A matrix cell as the report sees it (``paragen.report.matrix.CellResult``); ``tested``: one seed's paired test

@@ -13,12 +13,14 @@ import pytest
 from paragen.config.tables import BaselineSanity
 from paragen.report.sanity import baseline_void
 
+from conftest import write_lines
+
 
 def _metrics(scores: dict[str, float]) -> None:
     """results/metrics/<run>.json with the given BLEU and a SARI far from it (a slip reading SARI shows)."""
-    Path("results/metrics").mkdir(parents=True, exist_ok=True)
     for run, bleu in scores.items():
-        Path(f"results/metrics/{run}.json").write_text(json.dumps({"bleu": {"score": bleu}, "sari": {"score": 90.0}}))
+        scores_file = {"bleu": {"score": bleu}, "sari": {"score": 90.0}}
+        write_lines(Path(f"results/metrics/{run}.json"), [json.dumps(scores_file)])
 
 
 @pytest.fixture
@@ -28,14 +30,14 @@ def check(tmp_path, monkeypatch):
 
 
 def test_the_mean_over_seed_runs_is_compared_with_the_share_of_the_bound(check):
-    """Bound 49.0 x 0.6 = 29.4. Runs 20 and 40: mean 30.0, it works (the first run alone, 20, would not; the sum,
-    60, or a mean over 3, 20.0, would say otherwise)."""
+    """Bound 49.0 x 0.6 = 29.4. Runs 20 and 40: mean 30.0, it works (the first run alone, 20, or a mean over 3,
+    20.0, would say otherwise)."""
     _metrics({"bound": 49.0, "b1": 20.0, "b2": 40.0})
     assert baseline_void(check, "Seq2seq", ["b1", "b2"], "the comparison W vs S") == ""
 
 
 def test_a_mean_below_the_share_is_void_with_its_numbers(check):
-    """Runs 20 and 38: mean 29.0 < 29.4."""
+    """Runs 20 and 38: mean 29.0 < 29.4 (their sum, 58, would pass)."""
     _metrics({"bound": 49.0, "b1": 20.0, "b2": 38.0})
     assert baseline_void(check, "Seq2seq", ["b1", "b2"], "the comparison W vs S") == (
         "void: the baseline Seq2seq scores BLEU 29.0, below 60% of bound's 49.0 on the same test set, so it does not "

@@ -62,7 +62,7 @@ def test_rouge_perl_settings_are_those_of_the_first_dataset_scored_with_it():
     is lc's (the first with rouge_perl), not spm's."""
     config = _config({"gw": _real("bpe", 30000, False), "lc": _real("char", None, True, "wordnet"),
                       "spm": _real("word", 50, True, "none")})
-    config.experiments["e2"].dataset = "lc"  # e4 is on spm, the others on gw
+    config.experiments["e2"].dataset = "lc"  # e2 now on lc, e4 on spm, e1, e3 and e5 on gw
     assert describe_scale(config, ROWS) == (
         "Data: gw: bpe tokens, vocabulary 30000; lc: char tokens, vocabulary all; spm: word tokens, vocabulary 50. "
         "ROUGE-1.5.5's -m: WordNet 2.0 exception lists, then Porter stemming. Models: " + MODELS_TEXT)
@@ -86,14 +86,14 @@ def test_headline_stand_in_names_its_pairs_lengths_types_and_seed():
 
 
 def test_rule_data_names_its_scale_the_first_rows_cell_and_each_size_once_in_order():
-    """Rows e2 (a bi-LSTM of hidden 16 / embedding 4), e1 (bi-GRU 16 / 8), e3 (LSTM 32 / 16): the encoder cell is
-    the first row's (LSTM), the sizes are sorted (16 / 4 before 16 / 8 before 32 / 16). Rows e1, e3, e5: the cell
-    is e1's (GRU), e5's size repeats e1's and is named once."""
+    """Rows e2 (a bi-LSTM of hidden 16 / embedding 4), e3 (LSTM 32 / 16), e1 (bi-GRU 16 / 8): the encoder cell is
+    the first row's (LSTM), the sizes are sorted (16 / 4 before 16 / 8 before 32 / 16), not in row order. Rows e1,
+    e3, e5: the cell is e1's (GRU), e5's size repeats e1's and is named once."""
     data = SyntheticDataset.model_construct(rules=20, instances_per_rule=50, symbols=100, seed=3)
     config = _config({"rules": data})
     config.models = {**MODELS, "small": _rnn("lstm", True, (1, 1), 16, 4, 0.0)}
     config.experiments["e2"].model = "small"
-    assert describe_scale(config, ["e2", "e1", "e3"]) == (
+    assert describe_scale(config, ["e2", "e3", "e1"]) == (
         "Scale: 20 rules × 50 instances (paper: 200 × 200), 100 symbols, seed 3; bi-LSTM encoder, "
         "hidden 16 / embedding 4, hidden 16 / embedding 8, hidden 32 / embedding 16; beam 1, 5.")
     assert describe_scale(config, ["e1", "e3", "e5"]) == (

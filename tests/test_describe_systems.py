@@ -60,7 +60,7 @@ ORACLES = SimpleNamespace(
         "loo": _system("oracle", reference="leave_one_out"),
         "ref1": _system("oracle", reference=1),
         "vocab": _system("identity", vocabulary_only=True),
-        # a reference named "leave_one_out" on a row that is no oracle: described by its method, not as an oracle
+        # a skip row carrying a reference: described as a skip row (the skip branches come first)
         "skipref": _system("skip", seed=2, probability=0.1, reference="leave_one_out"),
     },
     rules={},
@@ -69,8 +69,9 @@ ORACLES = SimpleNamespace(
 
 def test_oracle_and_vocabulary_rows_word_for_word():
     """Faulty variants: the leave-one-out oracle described as reference "leave_one_out" scored against all
-    references (its test's `and` read as `or`, or either half negated), a skip row with that reference called an
-    oracle, the fixed-reference oracle or the vocabulary-only source described as the source unchanged."""
+    references (its test's `and` read as `or`, or either half negated), the fixed-reference oracle or the
+    vocabulary-only source described as the source unchanged. skipref only checks that the skip branches come
+    first."""
     assert describe_systems(ORACLES, ["loo", "ref1", "vocab", "skipref"]) == (
         "Rows without training: "
         "loo: each reference of the test set in turn as output, scored against the other references, averaged "

@@ -22,15 +22,19 @@ def test_evenly_spaced_at_the_edges():
 def test_the_rule_sentence_counts_lines_with_a_thousands_separator_and_caps_at_four():
     assert rule_text(False, 12345) == ("4 test lines evenly spaced over the 12,345 of the test set "
                                        "(line 1 + k·12345/4, rounded down)")
-    assert rule_text(False, 3) == "3 test lines evenly spaced over the 3 of the test set (line 1 + k·3/4, rounded down)"
-    assert rule_text(True, 3) == "the first test line of each rule type, in the order the test file first shows the types"
+    assert rule_text(False, 3) == ("3 test lines evenly spaced over the 3 of the test set "
+                                   "(line 1 + k·3/4, rounded down)")
+    assert rule_text(True, 3) == ("the first test line of each rule type, in the order the test file first shows "
+                                  "the types")
 
 
 def test_forty_tokens_are_shown_whole_and_forty_one_are_cut_with_the_count_of_the_rest():
     forty = " ".join(f"w{k}" for k in range(40))
     assert _cut(forty) == forty
     assert _cut(forty + " w40") == forty + " … (+1 tokens)"
-    assert _cut("a@@ b c@@ d") == "ab cd"  # BPE restored before counting: 2 tokens
+    assert _cut("a@@ b c@@ d") == "ab cd"  # BPE pieces joined
+    joined = " ".join(f"w{k}" for k in range(39)) + " w39@@ w40"  # 41 pieces, 40 tokens once joined
+    assert _cut(joined) == " ".join(f"w{k}" for k in range(39)) + " w39w40"  # counted after joining: not cut
 
 
 def test_the_whole_page_for_six_untagged_lines():
@@ -51,7 +55,7 @@ def test_the_whole_page_for_six_untagged_lines():
         "| 5 | source | s4 |\n| | reference | r4 |\n| | M | o4 |\n")
 
 
-def test_the_single_reference_file_is_read_before_the_first_of_several(tmp_path):
+def test_the_single_reference_file_is_preferred_over_the_first_of_several(tmp_path):
     write_lines(tmp_path / "valid.src", ["a", "b"])
     write_lines(tmp_path / "valid.tgt", ["A", "B"])
     write_lines(tmp_path / "valid.ref.0", ["X", "Y"])

@@ -14,11 +14,11 @@ import math
 
 import pytest
 from matplotlib.container import BarContainer
-from matplotlib.lines import Line2D
 
 from paragen.report.figure_bars import odd_generation_figure
 
-COUNTS = {"A": [{"sentences_with_repeats": 3, "sentences_short": 10}, {"sentences_with_repeats": 5, "sentences_short": 14}],
+COUNTS = {"A": [{"sentences_with_repeats": 3, "sentences_short": 10},
+                {"sentences_with_repeats": 5, "sentences_short": 14}],
           "B": [{"sentences_with_repeats": 7, "sentences_short": 2}]}
 
 
@@ -49,14 +49,14 @@ def test_only_the_system_with_several_seeds_has_error_bars_of_its_sample_sd(axes
 
 def test_each_seed_of_a_several_seed_system_is_a_black_dot_on_its_bar(axes):
     _, ax = axes
-    dots = [line for line in ax.lines if isinstance(line, Line2D) and line.get_marker() == "o"]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
     assert [(list(map(lambda v: round(v, 6), d.get_xdata())), list(d.get_ydata())) for d in dots] == [
         ([-0.2, -0.2], [3, 5]), ([0.8, 0.8], [10, 14])]
     for d in dots:
         assert (d.get_linestyle(), d.get_markersize(), d.get_color(), d.get_alpha()) == ("None", 3, "black", 0.6)
 
 
-def test_labels_give_one_decimal_for_a_mean_and_none_for_one_seed_above_bar_sd_and_dots(axes):
+def test_labels_give_one_decimal_for_a_mean_and_none_for_one_seed_above_bar_and_sd(axes):
     _, ax = axes
     labels = [(t.get_text(), round(t.xy[0], 6), round(t.xy[1], 3), t.get_ha(), t.get_va()) for t in ax.texts]
     assert labels == [("4.0", -0.2, 5.414, "center", "bottom"), ("12.0", 0.8, 14.828, "center", "bottom"),
@@ -73,7 +73,7 @@ def test_axis_room_ticks_label_legend_and_title(axes):
     assert not any(line.get_visible() for line in ax.get_xgridlines())
     assert all(line.get_visible() for line in ax.get_ygridlines())  # the style's horizontal grid stays
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["A (mean ± sd of 2 seeds)", "B"]
-    assert fig._suptitle.get_text() == "Odd generation"
+    assert fig.get_suptitle() == "Odd generation"
 
 
 def test_no_odd_sentence_at_all_still_gives_a_y_axis(close_figures):
@@ -91,3 +91,13 @@ def test_one_system_takes_the_whole_group_width(close_figures):
     fig = odd_generation_figure({"A": [{"sentences_with_repeats": 1, "sentences_short": 2}]}, "t")
     bars = [(round(p.get_x() + p.get_width() / 2, 6), round(p.get_width(), 6)) for p in fig.axes[0].patches]
     assert bars == [(0.0, 0.8), (1.0, 0.8)]
+
+
+def test_a_seed_above_mean_plus_sd_lifts_the_label_to_it(close_figures):
+    """Three seeds 0, 0, 10: mean 3.33, sample sd 5.77, mean + sd 9.10 < 10, so the label sits at the seed's 10
+    (with two seeds mean + sd is always above both, so only three can show this)."""
+    runs = [{"sentences_with_repeats": r, "sentences_short": 1} for r in (0, 0, 10)]
+    fig = odd_generation_figure({"A": runs}, "t")
+    first = fig.axes[0].texts[0]
+    assert (first.get_text(), first.xy[1]) == ("3.3", 10)
+    assert 10 / 3 + math.sqrt(((10 / 3) ** 2 * 2 + (20 / 3) ** 2) / 2) < 10  # the premise, by hand

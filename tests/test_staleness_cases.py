@@ -8,15 +8,17 @@ from the few lines each test sets up."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import yaml
+
 from paragen.report import staleness
 from paragen.report.staleness import Stale, _diff, check_tables, rebuild_table
 
-from conftest import ROOT
+from conftest import TINY_PARAMS, file_tree, write_lines
 
 
 def _pair(tmp_path: Path, old: str, new: str) -> tuple[Path, Path]:
@@ -88,36 +90,35 @@ def _repository(tmp_path: Path, matrix: bool = True) -> Path:
     """A repository holding params.yaml, one metrics file, the matrix's tests, the quoted published rescoring,
     a sweep table and a table the rebuild does not read."""
     root = tmp_path / "repo"
-    for path, text in (("params.yaml", "params\n"), ("results/metrics/m.json", "{}\n"),
-                       ("results/matrix/p.json", "[]\n"), ("results/tables/published_outputs.csv", "published\n"),
-                       ("results/tables/simp_sweep.csv", "sweep\n"), ("results/tables/other.md", "other\n")):
+    for path, text in (("params.yaml", "params"), ("results/metrics/m.json", "{}"), ("results/matrix/p.json", "[]"),
+                       ("results/tables/published_outputs.csv", "published"),
+                       ("results/tables/simp_sweep.csv", "sweep"), ("results/tables/other.md", "other")):
         if path.startswith("results/matrix") and not matrix:
             continue
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+        write_lines(root / path, [text])
     return root
 
 
 def _provenance(tmp_path: Path, settings: dict) -> Path:
     provenance = tmp_path / "provenance" / settings["table"]
-    (provenance / "files" / "runs" / "r1").mkdir(parents=True)
-    (provenance / "files" / "runs" / "r1" / "train_log.csv").write_text("log\n", encoding="utf-8")
-    (provenance / "report.json").write_text(json.dumps(settings), encoding="utf-8")
+    write_lines(provenance / "files" / "runs" / "r1" / "train_log.csv", ["log"])
+    write_lines(provenance / "report.json", [json.dumps(settings)])
     return provenance
 
 
-def _files(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
+@pytest.fixture
+def scratch(tmp_path) -> Path:
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    return folder
 
 
-def test_the_scratch_gets_params_metrics_matrix_quoted_tables_and_the_kept_files(tmp_path, monkeypatch):
+def test_the_scratch_gets_params_metrics_matrix_quoted_tables_and_the_kept_files(tmp_path, monkeypatch, scratch):
     recorder = Recorder()
     monkeypatch.setattr(staleness.subprocess, "run", recorder)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     provenance = _provenance(tmp_path, {"table": "tt", "data": ["a", "b"], "seeds": 3})
     assert rebuild_table(_repository(tmp_path), provenance, scratch) == ("tt", None)
-    assert _files(scratch) == {"params.yaml": "params\n", "results/metrics/m.json": "{}\n",
+    assert file_tree(scratch) == {"params.yaml": "params\n", "results/metrics/m.json": "{}\n",
                                "results/matrix/p.json": "[]\n", "results/tables/published_outputs.csv": "published\n",
                                "results/tables/simp_sweep.csv": "sweep\n", "runs/r1/train_log.csv": "log\n"}
     [(command, kwargs)] = recorder.calls
@@ -126,64 +127,62 @@ def test_the_scratch_gets_params_metrics_matrix_quoted_tables_and_the_kept_files
     assert kwargs == {"cwd": scratch, "capture_output": True, "text": True}
 
 
-def test_a_repository_without_matrix_tests_rebuilds_without_them(tmp_path, monkeypatch):
+def test_a_repository_without_matrix_tests_rebuilds_without_them(tmp_path, monkeypatch, scratch):
     monkeypatch.setattr(staleness.subprocess, "run", Recorder())
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     provenance = _provenance(tmp_path, {"table": "tt", "data": [], "seeds": 1})
     rebuild_table(_repository(tmp_path, matrix=False), provenance, scratch)
     assert not (scratch / "results" / "matrix").exists()
     assert (scratch / "results" / "metrics" / "m.json").is_file()
 
 
-def test_the_matrix_is_rebuilt_by_paragen_matrix_with_its_own_seeds(tmp_path, monkeypatch):
+def test_the_matrix_is_rebuilt_by_paragen_matrix_with_its_own_seeds(tmp_path, monkeypatch, scratch):
     """report.json's seeds (2) are not passed: the matrix takes its seeds from params.yaml's matrix.seeds; no
     --data when the settings list none."""
     recorder = Recorder()
     monkeypatch.setattr(staleness.subprocess, "run", recorder)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     provenance = _provenance(tmp_path, {"table": "matrix", "data": [], "seeds": 2})
     assert rebuild_table(_repository(tmp_path), provenance, scratch) == ("matrix", None)
     assert recorder.calls[0][0] == [sys.executable, "-m", "paragen.cli", "matrix", "--params", "params.yaml",
                                     "--tables-only", "--suites", "matrix"]
 
 
-def test_a_failed_rebuild_names_its_command_and_the_last_line_of_its_error(tmp_path, monkeypatch):
+def test_a_failed_rebuild_names_its_command_and_the_last_line_of_its_error(tmp_path, monkeypatch, scratch):
     monkeypatch.setattr(staleness.subprocess, "run", Recorder(2, "Traceback ...\nerror: no table tt\n"))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     provenance = _provenance(tmp_path, {"table": "tt", "data": ["a"], "seeds": 1})
     assert rebuild_table(_repository(tmp_path), provenance, scratch) == (
         "tt", "could not be rebuilt (report --params params.yaml --table tt --tables-only --seeds 1 --data a): "
               "error: no table tt")
 
 
-def test_a_failed_rebuild_that_printed_nothing_says_so(tmp_path, monkeypatch):
+def test_a_failed_rebuild_that_printed_nothing_says_so(tmp_path, monkeypatch, scratch):
     monkeypatch.setattr(staleness.subprocess, "run", Recorder(1, "  \n"))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     provenance = _provenance(tmp_path, {"table": "tt", "data": [], "seeds": 1})
     assert rebuild_table(_repository(tmp_path), provenance, scratch) == (
         "tt", "could not be rebuilt (report --params params.yaml --table tt --tables-only --seeds 1): no message")
 
 
 TABLE = "copynet_synthetic"
-"""A scores table of the repository's params.yaml (check_tables loads it to find tables without provenance)."""
+"""A scores table of the test configuration (check_tables loads it to find tables without provenance)."""
+
+
+def _params() -> str:
+    """The tiny test configuration with a second scores table (``second``) and a parameters table."""
+    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw["tables"]["second"] = {**raw["tables"][TABLE], "comparisons": []}
+    raw["tables"]["tiny_parameters"] = {"suite": "synthetic", "kind": "parameters", "paper": "wean_table5",
+                                        "title": "t", "grid": {"WEAN": {"PWKP": "t_wean"}}}
+    return yaml.safe_dump(raw)
 
 
 def _checked_repository(tmp_path: Path, tables: dict[str, dict[str, str]]) -> Path:
-    """params.yaml of the repository, and for each table its provenance and the committed files given."""
+    """The configuration above, and for each table its provenance and the committed files given."""
     root = tmp_path / "repo"
-    (root / "results" / "metrics").mkdir(parents=True)
-    shutil.copyfile(ROOT / "params.yaml", root / "params.yaml")
+    write_lines(root / "params.yaml", [_params()], ending="")
     for table, committed in tables.items():
-        folder = root / "results" / "provenance" / table
-        folder.mkdir(parents=True)
-        (folder / "report.json").write_text(json.dumps({"table": table, "data": [], "seeds": 1}), encoding="utf-8")
+        write_lines(root / "results" / "provenance" / table / "report.json",
+                    [json.dumps({"table": table, "data": [], "seeds": 1})])
         for path, text in committed.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
+            write_lines(root / path, [text], ending="")
     return root
 
 
@@ -198,8 +197,7 @@ def _fake_rebuild(monkeypatch, writes: dict[str, dict[str, str]], failures: dict
         if failures and table in failures:
             return table, failures[table]
         for path, text in writes.get(table, {}).items():
-            (scratch / path).parent.mkdir(parents=True, exist_ok=True)
-            (scratch / path).write_text(text, encoding="utf-8")
+            write_lines(scratch / path, [text], ending="")
         return table, None
 
     monkeypatch.setattr(staleness, "rebuild_table", rebuild)
@@ -244,7 +242,7 @@ def test_a_failed_rebuild_is_one_stale_markdown_and_nothing_else_is_compared(tmp
 
 def test_names_choose_which_tables_are_rebuilt_and_the_rest_are_sorted(tmp_path, monkeypatch):
     """Provenance of three tables (created in unsorted order); names pick two; the tables checked come back in
-    sorted order; a table whose provenance exists is not called "committed without provenance"."""
+    sorted order."""
     tables = {"zeta": {}, "alpha": {}, "mid": {}}
     root = _checked_repository(tmp_path, tables)
     scratches = _fake_rebuild(monkeypatch, {})
@@ -255,20 +253,18 @@ def test_names_choose_which_tables_are_rebuilt_and_the_rest_are_sorted(tmp_path,
 
 def test_a_scores_table_committed_without_provenance_is_named_unless_not_asked_for(tmp_path, monkeypatch):
     """copynet_synthetic.md committed, no provenance: named (its Markdown path, the fixed sentence); with names
-    that leave it out, not named. wean_parameters (kind parameters) committed without provenance is never named:
-    only scores tables keep provenance. A scores table with no committed Markdown is not named either."""
+    that leave it out, not named. tiny_parameters (kind parameters) committed without provenance is never named:
+    only scores tables keep provenance. A scores table with no committed Markdown (second) is not named either."""
     root = _checked_repository(tmp_path, {})
-    for table in (TABLE, "wean_parameters"):
-        path = root / "results" / "tables" / f"{table}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("x\n", encoding="utf-8")
-    (root / "results" / "tables" / "copynet_lcsts.csv").write_text("only a csv\n", encoding="utf-8")
+    for table in (TABLE, "tiny_parameters"):
+        write_lines(root / "results" / "tables" / f"{table}.md", ["x"])
+    write_lines(root / "results" / "tables" / "second.csv", ["only a csv"])
     _fake_rebuild(monkeypatch, {})
     sentence = ("committed without results/provenance/ (what it was built from): it cannot be rebuilt; regenerate "
                 "it with the pipeline")
     assert check_tables(root) == ([Stale(f"results/tables/{TABLE}.md", sentence)], [])
     assert check_tables(root, [TABLE]) == ([Stale(f"results/tables/{TABLE}.md", sentence)], [])
-    assert check_tables(root, ["wean_parameters", "copynet_lcsts"]) == ([], [])
+    assert check_tables(root, ["tiny_parameters", "second"]) == ([], [])
 
 
 def test_a_folder_without_settings_is_not_a_provenance(tmp_path, monkeypatch):

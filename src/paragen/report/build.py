@@ -40,7 +40,7 @@ def _write(table: ResultTable) -> None:
     write_text(tex, to_latex(table))
 
 
-def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool = True) -> None:
+def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) -> None:
     """The table's files from its plan's rows and runs and what it read kept beside them
     (:mod:`paragen.report.provenance`), then the figures the plan says it draws (``figures``: False for a rebuild
     of the tables alone, ``paragen report --tables-only``)."""

@@ -1,0 +1,143 @@
+"""What :func:`paragen.report.build.build_scores_table` hands on, read before it is rendered: the table it writes
+(captured at ``build._write``), each figure call with its arguments (the plotters replaced by recorders) and its
+log lines. The configuration is tests/fixtures/tiny_params.yaml's copynet_synthetic table with the changes each
+test names; every expected value is written out by hand from it (paths from the layout in docs/output.md)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paragen.config import parse_config
+from paragen.report import build
+
+from conftest import TINY_PARAMS, write_lines
+
+TABLE = "copynet_synthetic"
+LOG_HEADER = "epoch,train_loss,valid_loss,valid_metric,wall_time_s"
+
+
+def _config(seeds: int | None = None, **table):
+    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw["tables"][TABLE].update(table)
+    if seeds is not None:
+        raw["seeds"] = seeds
+    return parse_config(raw)
+
+
+@pytest.fixture
+def written(monkeypatch, tmp_path):
+    """Run in tmp_path; the tables handed to ``_write`` (the files are written too)."""
+    monkeypatch.chdir(tmp_path)
+    tables = []
+    real = build._write
+    monkeypatch.setattr(build, "_write", lambda table: tables.append(table) or real(table))
+    return tables
+
+
+def _trained(run: str, walls: list[float], device: str = "CPU A") -> None:
+    write_lines(Path(f"runs/{run}/train_log.csv"), [LOG_HEADER, *(f"{i + 1},2.0,1.5,40.0,{w}"
+                                                                   for i, w in enumerate(walls))])
+    write_lines(Path(f"runs/{run}/sessions.json"), [json.dumps([{"first_epoch": 1, "device": device}])])
+
+
+def test_the_note_ends_the_caption_and_the_setup_opens_with_the_tables_setup(written):
+    build.build_table_report(_config(note="A note.", setup="  Setup text.  "), TABLE, figures=False)
+    [table] = written
+    assert table.caption.endswith(" beam 3. A note.")
+    assert table.setup == ["Setup text."]  # stripped; no systems, no embeddings, no hardware: nothing else
+
+
+def test_one_seed_rows_carry_no_seed_and_a_held_run_is_noted(written, monkeypatch):
+    """Enc-Dec and CopyNet trained (2 epochs of 60 s each: 2.0 min); CopyNet's run folder is held by a process.
+    Training outcomes keyed by seed None; the note names the folder and its holder; setup names each row's time."""
+    _trained("t_encdec", [60.0, 60.0])
+    _trained("t_copynet", [60.0, 60.0])
+    monkeypatch.setattr(build, "lock_holder", lambda run_dir: "4321 (paragen train)" if "copynet" in str(run_dir)
+                        else None)
+    build.build_table_report(_config(), TABLE, figures=False)
+    [table] = written
+    assert table.training_notes == ["CopyNet: still training (runs/t_copynet is held by process 4321 (paragen "
+                                    "train)); its cells are from an earlier run or empty"]
+    assert sorted(table.training) == ["CopyNet", "Enc-Dec"]
+    assert [seed for seed, _ in table.training["Enc-Dec"]] == [None]
+    assert table.setup == ["Trained on CPU A; wall time per row (training and per-epoch validation, summed over "
+                           "epochs): Enc-Dec 2.0 min; CopyNet 2.0 min."]
+    assert table.caption.endswith(" Trained on CPU A: 4 min of training over 2 run(s).")
+
+
+def test_two_seeds_label_each_run_by_its_seed(written, monkeypatch):
+    """seeds: 2 gives each row runs of seed 1 and 2 (t_encdec and t_encdec_seed2); the held run's note, the
+    training outcomes and the hardware lines say which seed."""
+    for run in ("t_encdec", "t_encdec_seed2"):
+        _trained(run, [30.0])
+    monkeypatch.setattr(build, "lock_holder", lambda run_dir: "9 (x)" if str(run_dir) == "runs/t_encdec_seed2"
+                        else None)
+    build.build_table_report(_config(seeds=2), TABLE, figures=False)
+    [table] = written
+    assert table.training_notes == ["Enc-Dec (seed 2): still training (runs/t_encdec_seed2 is held by process 9 "
+                                    "(x)); its cells are from an earlier run or empty"]
+    assert [seed for seed, _ in table.training["Enc-Dec"]] == [1, 2]
+    assert table.setup == ["Trained on CPU A; wall time per row (training and per-epoch validation, summed over "
+                           "epochs): Enc-Dec seed 1 0.5 min; Enc-Dec seed 2 0.5 min."]
+
+
+class Calls:
+    """Records each plotter's call as (name, args)."""
+
+    def __init__(self):
+        self.calls: list[tuple] = []
+
+    def recorder(self, name: str):
+        return lambda *args: self.calls.append((name, *args))
+
+
+def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, monkeypatch, caplog):
+    """Figures on: the validation curves (figures[0], the plan's curve column), CopyNet's copy map on the first
+    traced rule type (figures[1]), the loss curves, the per-type curves (figures[-1]) and, with log_metrics on,
+    one panel figure per row from its first run's log; then the example outputs; one log line counting the four
+    figures of the plan (panels are extra)."""
+    calls = Calls()
+    for name in ("plot_curves", "plot_copy_heatmap", "plot_loss_curves", "plot_type_curves", "plot_training_panels",
+                 "write_examples", "plot_attention_trace"):
+        monkeypatch.setattr(build, name, calls.recorder(name))
+    monkeypatch.setattr(build, "read_trace", lambda path, kind, experiment: calls.calls.append(
+        ("read_trace", path, kind, experiment)) or {"xy->x": ["trace"]})
+    monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: f"examples of {rule_type}")
+    for path in ("runs/t_copynet/copy_trace.json", "runs/t_encdec/test.hyp", "runs/t_copynet/test.hyp",
+                 "runs/t_wean/test.hyp"):  # what the figures' preflight asks for (read by the recorders: never)
+        write_lines(Path(path), ["x"])
+    raw_config = _config()
+    training = raw_config.training["tiny"].model_copy(update={"log_metrics": ["exact_match"]})
+    config = raw_config.model_copy(update={"training": {"tiny": training}})
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build.build_table_report(config, TABLE, figures=True)
+    logs = {row: [Path(f"runs/{e}/train_log.csv")] for row, e in
+            (("Enc-Dec", "t_encdec"), ("CopyNet", "t_copynet"), ("WEAN", "t_wean"))}
+    figures = f"results/figures/{TABLE}"
+    by_name = {}
+    for call in calls.calls:
+        by_name.setdefault(call[0], []).append(call[1:])
+    assert by_name["plot_curves"] == [(logs, f"{figures}_valid_curves.png", "validation exact-match accuracy (%)",
+                                       f"Validation exact-match accuracy (%) after each epoch ({TABLE})",
+                                       "valid_metric")]
+    assert by_name["read_trace"] == [(Path("runs/t_copynet/copy_trace.json"), "copy-mode", "t_copynet")]
+    assert by_name["plot_copy_heatmap"] == [("examples of xy->x", f"{figures}_copy_heatmap.png",
+                                             "CopyNet copy mode on rule type xy->x")]
+    assert "plot_attention_trace" not in by_name  # no RNNSearch row
+    assert by_name["plot_loss_curves"] == [(logs, f"{figures}_loss_curves.png",
+                                            f"Loss per token after each epoch ({TABLE})")]
+    [(type_logs, type_path, columns, paper_rows, type_title)] = by_name["plot_type_curves"]
+    assert (type_logs, type_path, type_title) == (logs, f"{figures}_type_curves.png",
+                                                  f"Validation exact match per rule type ({TABLE})")
+    assert by_name["plot_training_panels"] == [
+        (Path(f"runs/{e}/train_log.csv"), f"{figures}_{e}_training.png", f"{row} ({e}): training log per epoch")
+        for row, e in (("Enc-Dec", "t_encdec"), ("CopyNet", "t_copynet"), ("WEAN", "t_wean"))]
+    assert len(by_name["write_examples"]) == 1
+    tables = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
+    assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
+        f"wrote {tables} and {4 + 3} figure(s)"]
