@@ -141,3 +141,41 @@ def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, monkeypa
     tables = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
     assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
         f"wrote {tables} and {4 + 3} figure(s)"]
+
+
+def _with_paper(monkeypatch, **paper):
+    """build_table_report's plan with its paper's fields replaced (e.g. a paper that reports no row)."""
+    import dataclasses
+
+    real = build.table_plan
+    monkeypatch.setattr(build, "table_plan", lambda config, name: (lambda plan: dataclasses.replace(
+        plan, paper=dataclasses.replace(plan.paper, **paper)))(real(config, name)))
+
+
+NO_PAPER_ROWS = " No paper reports numbers for these rows: every reproduced cell is ours."
+
+
+def test_a_paper_that_reports_no_row_is_said_to_in_the_caption(written, monkeypatch):
+    _with_paper(monkeypatch, rows={})
+    build.build_table_report(_config(), TABLE, figures=False)
+    assert written[0].caption.endswith(" beam 3." + NO_PAPER_ROWS)
+
+
+def test_no_such_sentence_for_a_paper_named_none_or_one_with_rows(written, monkeypatch):
+    build.build_table_report(_config(), TABLE, figures=False)  # copynet_table1 reports rows
+    _with_paper(monkeypatch, rows={}, paper="none (not a paper's setup)")
+    build.build_table_report(_config(), TABLE, figures=False)
+    assert [t.caption.endswith(" beam 3.") for t in written] == [True, True]
+
+
+def test_the_reading_reads_each_finished_run_against_the_floor_and_states_its_rules(written, monkeypatch):
+    """Reading x → x against Enc-Dec. Enc-Dec and CopyNet trained; CopyNet's run is held, so only Enc-Dec's run is
+    read (one line, naming its row). The rules name the column's label and the floor."""
+    _trained("t_encdec", [60.0, 60.0])
+    _trained("t_copynet", [60.0, 60.0])
+    monkeypatch.setattr(build, "lock_holder", lambda run_dir: "1 (x)" if "copynet" in str(run_dir) else None)
+    build.build_table_report(_config(reading={"floor": "Enc-Dec", "metric": "x->x"}), TABLE, figures=False)
+    [table] = written
+    assert [line.split(":")[0] for line in table.readings] == ["Enc-Dec"]
+    assert table.reading_rules.startswith("docs/decisions.md M6's rules, fixed before the runs, as M8 reads them: a "
+                                          "run whose test x → x is above Enc-Dec's works;")
