@@ -50,6 +50,7 @@ def test_the_note_ends_the_caption_and_the_setup_opens_with_the_tables_setup(wri
     [table] = written
     assert table.caption.endswith(" beam 3. A note.")
     assert table.setup == ["Setup text."]  # stripped; no systems, no embeddings, no hardware: nothing else
+    assert Path(f"results/tables/{TABLE}_comparisons.csv").is_file()  # its comparison's CSV, under its own name
 
 
 def test_one_seed_rows_carry_no_seed_and_a_held_run_is_noted(written, monkeypatch):
@@ -179,3 +180,25 @@ def test_the_reading_reads_each_finished_run_against_the_floor_and_states_its_ru
     assert [line.split(":")[0] for line in table.readings] == ["Enc-Dec"]
     assert table.reading_rules.startswith("docs/decisions.md M6's rules, fixed before the runs, as M8 reads them: a "
                                           "run whose test x → x is above Enc-Dec's works;")
+
+
+def test_an_rnnsearch_row_on_rule_data_gets_its_attention_drawn_on_the_copy_maps_rule_type(written, monkeypatch):
+    """Add RNNSearch (t_rnnsearch) to the table: after CopyNet's copy map on xy → x (the first traced type here),
+    its attention is drawn on the same type, for this table's plan."""
+    calls = Calls()
+    for name in ("plot_curves", "plot_copy_heatmap", "plot_loss_curves", "plot_type_curves", "write_examples",
+                 "plot_attention_trace"):
+        monkeypatch.setattr(build, name, calls.recorder(name))
+    monkeypatch.setattr(build, "read_trace", lambda path, kind, experiment: {"xy->x": ["trace"]})
+    monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: ["example"])
+    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw["models"]["rnnsearch"] = {"architecture": "rnnsearch", "embedding_size": 8, "hidden_size": 16}
+    raw["experiments"]["t_rnnsearch"] = {"dataset": "tiny", "model": "rnnsearch", "training": "tiny",
+                                         "decoding": "beam3"}
+    raw["tables"][TABLE]["rows"]["RNNSearch"] = "t_rnnsearch"
+    for path in ("runs/t_copynet/copy_trace.json", "runs/t_rnnsearch/attention_trace.json",
+                 *(f"runs/{e}/test.hyp" for e in ("t_encdec", "t_copynet", "t_wean", "t_rnnsearch"))):
+        write_lines(Path(path), ["x"])
+    build.build_table_report(parse_config(raw), TABLE, figures=True)
+    [(plan, rule_type)] = [call[1:] for call in calls.calls if call[0] == "plot_attention_trace"]
+    assert (plan.name, plan.attention_rows, rule_type) == (TABLE, ("t_rnnsearch",), "xy->x")
