@@ -202,3 +202,30 @@ def test_an_rnnsearch_row_on_rule_data_gets_its_attention_drawn_on_the_copy_maps
     build.build_table_report(parse_config(raw), TABLE, figures=True)
     [(plan, rule_type)] = [call[1:] for call in calls.calls if call[0] == "plot_attention_trace"]
     assert (plan.name, plan.attention_rows, rule_type) == (TABLE, ("t_rnnsearch",), "xy->x")
+
+
+def test_title_rule_ceiling_and_a_row_that_is_not_the_papers_system(written):
+    """The table keeps its title; generation statistics with a ceiling below 100 add the ceiling sentence to the
+    caption (xy->x at 60.0); WEAN scored 50.0 on x → x but marked not comparable shows no difference and says why,
+    while CopyNet's cell keeps its difference from the paper."""
+    statistics = {"by_type": {"xy->x": {"test_ceiling": 60.0}}}
+    write_lines(Path("data/prepared/tiny/generation.json"), [json.dumps(statistics)])
+    for experiment in ("t_copynet", "t_wean"):
+        write_lines(Path(f"results/metrics/{experiment}.json"), [json.dumps(
+            {"metric": "exact", "score": 0, "count": 12, "by_tag": {"x->x": {"top1": 50.0}}})])
+    build.build_table_report(_config(not_comparable={"WEAN": "another vocabulary"}), TABLE, figures=False)
+    [table] = written
+    assert table.title == "tiny test table"
+    assert " Ceiling (best expected exact match" in table.caption and "xy → x 60.0; 100 on the other" in table.caption
+    wean, copynet = table.cells[("WEAN", "x->x")], table.cells[("CopyNet", "x->x")]
+    assert (wean.reproduced, wean.difference) == (50.0, None) and "another vocabulary" in wean.note
+    assert copynet.difference is not None
+
+
+def test_each_seeds_run_is_read_on_its_own(written):
+    """seeds: 2, both of Enc-Dec's runs finished: the reading has a line for each (keyed by seed, not overwritten)."""
+    for run in ("t_encdec", "t_encdec_seed2"):
+        _trained(run, [30.0, 30.0])
+    build.build_table_report(_config(seeds=2, reading={"floor": "Enc-Dec", "metric": "x->x"}), TABLE, figures=False)
+    [table] = written
+    assert len(table.readings) == 2 and all(line.startswith("Enc-Dec") for line in table.readings)
