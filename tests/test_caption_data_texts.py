@@ -36,6 +36,12 @@ def _headline() -> HeadlineSyntheticDataset:
     return HeadlineSyntheticDataset(kind="headline_synthetic", train_pairs=1, valid_pairs=1, test_pairs=1)
 
 
+def _prepared(filename: str, records: dict[str, dict]) -> None:
+    """data/prepared/<dataset>/<filename> holding each dataset's record as JSON."""
+    for name, record in records.items():
+        write_lines(Path(f"data/prepared/{name}/{filename}"), [json.dumps(record)])
+
+
 def _overlap(sources: int, pairs: int, guarded: bool = True) -> dict:
     return {"sources": sources, "pairs": pairs, "guarded": guarded}
 
@@ -47,8 +53,7 @@ def test_overlap_of_each_real_dataset_after_generated_data_joined_by_sentences(t
     records = {"a": {"overlap": {"train/valid": _overlap(1200, 3), "train/test": _overlap(4, 0)}},
                "b": {"overlap": {"valid/test": _overlap(2, 2), "train/test": _overlap(9, 9, guarded=False)}},
                "c": {"splits": {}}}
-    for name, record in records.items():
-        write_lines(Path(f"data/prepared/{name}/prepare.json"), [json.dumps(record)])
+    _prepared("prepare.json", records)
     config = _config({"rules": SyntheticDataset.model_construct(), **{n: RealDataset.model_construct(recipe=None)
                                                                        for n in records}},
                      {"e0": "rules", "ea": "a", "eb": "b", "ec": "c"})
@@ -102,8 +107,7 @@ def test_rule_ceilings_of_every_rule_dataset_after_other_data(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     stats = {"r1": {"by_type": {"x->0": {"test_ceiling": 50.0}, "xy->x": {"test_ceiling": 100.0}, "x->x": {}}},
              "r2": {"by_type": {"xy->xy": {"test_ceiling": 66.66}}}, "r3": {"rules": []}}
-    for name, record in stats.items():
-        write_lines(Path(f"data/prepared/{name}/generation.json"), [json.dumps(record)])
+    _prepared("generation.json", stats)
     config = _config({"hs": HeadlineSyntheticDataset.model_construct(),
                       **{n: SyntheticDataset.model_construct() for n in stats}},
                      {"e0": "hs", "e1": "r1", "e2": "r2", "e3": "r3"})
