@@ -229,3 +229,31 @@ def test_each_seeds_run_is_read_on_its_own(written):
     build.build_table_report(_config(seeds=2, reading={"floor": "Enc-Dec", "metric": "x->x"}), TABLE, figures=False)
     [table] = written
     assert len(table.readings) == 2 and all(line.startswith("Enc-Dec") for line in table.readings)
+
+
+def _with_identity(rows: dict[str, str]):
+    """The tiny configuration plus an identity system on a local dataset (a system row needs a real dataset with a
+    test split; nothing is read from it here) and the table's rows replaced."""
+    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw["datasets"]["mine"] = {"kind": "local", "files": {s: {"source": f"d/{s}.src", "target": f"d/{s}.tgt"}
+                                                          for s in ("train", "valid", "test")}}
+    raw["systems"] = {"ident": {"dataset": "mine", "method": "identity"}}
+    raw["tables"][TABLE].update(rows=rows, comparisons=[])
+    return parse_config(raw)
+
+
+def test_a_system_row_is_described_in_the_setup(written):
+    build.build_table_report(_with_identity({"Enc-Dec": "t_encdec", "Identity": "ident"}), TABLE, figures=False)
+    assert written[0].setup == ["Rows without training: ident: the source unchanged."]  # named by its system key
+
+
+def test_a_table_of_system_rows_only_has_no_scale_in_its_caption_and_draws_nothing(written, caplog):
+    """No experiment row: the caption is the metric and the published source alone (no scale, ceiling or overlap
+    sentence, nothing in their place); with figures asked for, the log says no trained row can run."""
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build.build_table_report(_with_identity({"Identity": "ident"}), TABLE, figures=True)
+    assert written[0].caption == ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, "
+                                  "Table 1. ")
+    tables = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
+    assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
+        f"wrote {tables} (no trained row can run: no figures)"]
