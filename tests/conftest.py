@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -49,6 +50,17 @@ def write_lines(path: Path, lines, ending: str = "\n") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes("".join(line + ending for line in lines).encode("utf-8"))
     return path
+
+
+def write_trained_run(folder: Path, walls: list[float], sessions: list[dict] | None) -> Path:
+    """A run folder as training leaves it: ``train_log.csv`` with one epoch per wall time (losses 2.0 / 1.5,
+    validation metric 40.0) and, unless ``sessions`` is None (a run that predates session records),
+    ``sessions.json``; returns the folder."""
+    write_lines(folder / "train_log.csv", ["epoch,train_loss,valid_loss,valid_metric,wall_time_s",
+                                           *(f"{i + 1},2.0,1.5,40.0,{w}" for i, w in enumerate(walls))])
+    if sessions is not None:
+        write_lines(folder / "sessions.json", [json.dumps(sessions)])
+    return folder
 
 
 def file_tree(folder: Path) -> dict[str, str]:

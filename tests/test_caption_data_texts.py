@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from paragen.config import HeadlineSyntheticDataset, RealDataset, SyntheticDataset
 from paragen.report.captions import caption_data_files, describe_hardware, overlap_text
 
-from conftest import write_lines
+from conftest import write_lines, write_trained_run
 
 
 def _config(datasets: dict, rows: dict[str, str]) -> SimpleNamespace:
@@ -64,21 +64,14 @@ def test_overlap_of_each_real_dataset_after_generated_data_joined_by_sentences(t
     assert overlap_text(config, ["ec"]) == ""
 
 
-def _run(folder: Path, sessions: list[dict] | None, walls: list[float]) -> Path:
-    write_lines(folder / "train_log.csv", ["epoch,train_loss,valid_loss,valid_metric,wall_time_s",
-                                           *(f"{i + 1},1.0,1.0,5.0,{w}" for i, w in enumerate(walls))])
-    if sessions is not None:
-        write_lines(folder / "sessions.json", [json.dumps(sessions)])
-    return folder
-
-
 def test_wall_time_in_minutes_each_resumption_and_a_first_row_without_records_skipped(tmp_path):
     """"Old" (no sessions.json) comes first and is skipped, not the end of the list. "Long" ran five epochs of
     200, 200, 200, 200 and 90 s = 890 s = 14.83 min, shown 14.8 (a slip dividing by 61 gives 14.6); it was resumed
     twice, at epochs 3 and 5, on one device."""
-    old = _run(tmp_path / "old", None, [10.0])
-    long = _run(tmp_path / "long", [{"first_epoch": 1, "device": "GPU A"}, {"first_epoch": 3, "device": "GPU A"},
-                                    {"first_epoch": 5, "device": "GPU A"}], [200.0, 200.0, 200.0, 200.0, 90.0])
+    old = write_trained_run(tmp_path / "old", [10.0], None)
+    long = write_trained_run(tmp_path / "long", [200.0, 200.0, 200.0, 200.0, 90.0],
+                             [{"first_epoch": 1, "device": "GPU A"}, {"first_epoch": 3, "device": "GPU A"},
+                              {"first_epoch": 5, "device": "GPU A"}])
     assert describe_hardware({"Old": old, "Long": long}) == (
         " Trained on GPU A; wall time per row (training and per-epoch validation, summed over epochs): Long 14.8 min, "
         "resumed at epoch 3, 5.")
@@ -162,6 +155,6 @@ def test_the_summary_rounds_minutes_to_whole_ones_half_up(tmp_path):
     first is skipped, not counted."""
     from paragen.report.captions import hardware_summary
 
-    old = _run(tmp_path / "old", None, [10.0])
-    run = _run(tmp_path / "run", [{"first_epoch": 1, "device": "GPU A"}], [600.0, 30.0])
+    old = write_trained_run(tmp_path / "old", [10.0], None)
+    run = write_trained_run(tmp_path / "run", [600.0, 30.0], [{"first_epoch": 1, "device": "GPU A"}])
     assert hardware_summary({"Old": old, "Run": run}) == " Trained on GPU A: 11 min of training over 1 run(s)."

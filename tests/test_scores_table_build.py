@@ -15,14 +15,21 @@ import yaml
 from paragen.config import parse_config
 from paragen.report import build
 
-from conftest import TINY_PARAMS, write_lines
+from conftest import TINY_PARAMS, write_lines, write_trained_run
 
 TABLE = "copynet_synthetic"
-LOG_HEADER = "epoch,train_loss,valid_loss,valid_metric,wall_time_s"
+TABLE_FILES = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
+"""The table's three files as its log lines name them."""
+PLOTTERS = ("plot_curves", "plot_copy_heatmap", "plot_loss_curves", "plot_type_curves", "plot_training_panels",
+            "write_examples", "plot_attention_trace")
+
+
+def _raw() -> dict:
+    return yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
 
 
 def _config(seeds: int | None = None, **table):
-    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw = _raw()
     raw["tables"][TABLE].update(table)
     if seeds is not None:
         raw["seeds"] = seeds
@@ -39,10 +46,8 @@ def written(monkeypatch, tmp_path):
     return tables
 
 
-def _trained(run: str, walls: list[float], device: str = "CPU A") -> None:
-    write_lines(Path(f"runs/{run}/train_log.csv"), [LOG_HEADER, *(f"{i + 1},2.0,1.5,40.0,{w}"
-                                                                   for i, w in enumerate(walls))])
-    write_lines(Path(f"runs/{run}/sessions.json"), [json.dumps([{"first_epoch": 1, "device": device}])])
+def _trained(run: str, walls: list[float]) -> None:
+    write_trained_run(Path(f"runs/{run}"), walls, [{"first_epoch": 1, "device": "CPU A"}])
 
 
 def test_the_note_ends_the_caption_and_the_setup_opens_with_the_tables_setup(written):
@@ -87,28 +92,24 @@ def test_two_seeds_label_each_run_by_its_seed(written, monkeypatch):
                            "epochs): Enc-Dec seed 1 0.5 min; Enc-Dec seed 2 0.5 min."]
 
 
-class Calls:
-    """Records each plotter's call as (name, args)."""
+@pytest.fixture
+def plotted(monkeypatch) -> dict[str, list[tuple]]:
+    """Each plotter (and the copy trace's reader) replaced by a recorder: {name: [args of each call]}. The trace
+    holds one traced rule type, xy → x; its examples are a string naming the type."""
+    calls: dict[str, list[tuple]] = {}
+    for name in PLOTTERS:
+        monkeypatch.setattr(build, name, lambda *args, name=name: calls.setdefault(name, []).append(args))
+    monkeypatch.setattr(build, "read_trace", lambda *args: calls.setdefault("read_trace", []).append(args)
+                        or {"xy->x": ["trace"]})
+    monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: f"examples of {rule_type}")
+    return calls
 
-    def __init__(self):
-        self.calls: list[tuple] = []
 
-    def recorder(self, name: str):
-        return lambda *args: self.calls.append((name, *args))
-
-
-def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, monkeypatch, caplog):
+def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, plotted, caplog):
     """Figures on: the validation curves (figures[0], the plan's curve column), CopyNet's copy map on the first
     traced rule type (figures[1]), the loss curves, the per-type curves (figures[-1]) and, with log_metrics on,
     one panel figure per row from its first run's log; then the example outputs; one log line counting the four
     figures of the plan (panels are extra)."""
-    calls = Calls()
-    for name in ("plot_curves", "plot_copy_heatmap", "plot_loss_curves", "plot_type_curves", "plot_training_panels",
-                 "write_examples", "plot_attention_trace"):
-        monkeypatch.setattr(build, name, calls.recorder(name))
-    monkeypatch.setattr(build, "read_trace", lambda path, kind, experiment: calls.calls.append(
-        ("read_trace", path, kind, experiment)) or {"xy->x": ["trace"]})
-    monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: f"examples of {rule_type}")
     for path in ("runs/t_copynet/copy_trace.json", "runs/t_encdec/test.hyp", "runs/t_copynet/test.hyp",
                  "runs/t_wean/test.hyp"):  # what the figures' preflight asks for (read by the recorders: never)
         write_lines(Path(path), ["x"])
@@ -120,28 +121,24 @@ def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, monkeypa
     logs = {row: [Path(f"runs/{e}/train_log.csv")] for row, e in
             (("Enc-Dec", "t_encdec"), ("CopyNet", "t_copynet"), ("WEAN", "t_wean"))}
     figures = f"results/figures/{TABLE}"
-    by_name = {}
-    for call in calls.calls:
-        by_name.setdefault(call[0], []).append(call[1:])
-    assert by_name["plot_curves"] == [(logs, f"{figures}_valid_curves.png", "validation exact-match accuracy (%)",
+    assert plotted["plot_curves"] == [(logs, f"{figures}_valid_curves.png", "validation exact-match accuracy (%)",
                                        f"Validation exact-match accuracy (%) after each epoch ({TABLE})",
                                        "valid_metric")]
-    assert by_name["read_trace"] == [(Path("runs/t_copynet/copy_trace.json"), "copy-mode", "t_copynet")]
-    assert by_name["plot_copy_heatmap"] == [("examples of xy->x", f"{figures}_copy_heatmap.png",
+    assert plotted["read_trace"] == [(Path("runs/t_copynet/copy_trace.json"), "copy-mode", "t_copynet")]
+    assert plotted["plot_copy_heatmap"] == [("examples of xy->x", f"{figures}_copy_heatmap.png",
                                              "CopyNet copy mode on rule type xy->x")]
-    assert "plot_attention_trace" not in by_name  # no RNNSearch row
-    assert by_name["plot_loss_curves"] == [(logs, f"{figures}_loss_curves.png",
+    assert "plot_attention_trace" not in plotted  # no RNNSearch row
+    assert plotted["plot_loss_curves"] == [(logs, f"{figures}_loss_curves.png",
                                             f"Loss per token after each epoch ({TABLE})")]
-    [(type_logs, type_path, columns, paper_rows, type_title)] = by_name["plot_type_curves"]
+    [(type_logs, type_path, columns, paper_rows, type_title)] = plotted["plot_type_curves"]
     assert (type_logs, type_path, type_title) == (logs, f"{figures}_type_curves.png",
                                                   f"Validation exact match per rule type ({TABLE})")
-    assert by_name["plot_training_panels"] == [
+    assert plotted["plot_training_panels"] == [
         (Path(f"runs/{e}/train_log.csv"), f"{figures}_{e}_training.png", f"{row} ({e}): training log per epoch")
         for row, e in (("Enc-Dec", "t_encdec"), ("CopyNet", "t_copynet"), ("WEAN", "t_wean"))]
-    assert len(by_name["write_examples"]) == 1
-    tables = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
+    assert len(plotted["write_examples"]) == 1
     assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
-        f"wrote {tables} and {4 + 3} figure(s)"]
+        f"wrote {TABLE_FILES} and {4 + 3} figure(s)"]
 
 
 def _with_paper(monkeypatch, **paper):
@@ -182,16 +179,10 @@ def test_the_reading_reads_each_finished_run_against_the_floor_and_states_its_ru
                                           "run whose test x → x is above Enc-Dec's works;")
 
 
-def test_an_rnnsearch_row_on_rule_data_gets_its_attention_drawn_on_the_copy_maps_rule_type(written, monkeypatch):
+def test_an_rnnsearch_row_on_rule_data_gets_its_attention_drawn_on_the_copy_maps_rule_type(written, plotted):
     """Add RNNSearch (t_rnnsearch) to the table: after CopyNet's copy map on xy → x (the first traced type here),
     its attention is drawn on the same type, for this table's plan."""
-    calls = Calls()
-    for name in ("plot_curves", "plot_copy_heatmap", "plot_loss_curves", "plot_type_curves", "write_examples",
-                 "plot_attention_trace"):
-        monkeypatch.setattr(build, name, calls.recorder(name))
-    monkeypatch.setattr(build, "read_trace", lambda path, kind, experiment: {"xy->x": ["trace"]})
-    monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: ["example"])
-    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw = _raw()
     raw["models"]["rnnsearch"] = {"architecture": "rnnsearch", "embedding_size": 8, "hidden_size": 16}
     raw["experiments"]["t_rnnsearch"] = {"dataset": "tiny", "model": "rnnsearch", "training": "tiny",
                                          "decoding": "beam3"}
@@ -200,7 +191,7 @@ def test_an_rnnsearch_row_on_rule_data_gets_its_attention_drawn_on_the_copy_maps
                  *(f"runs/{e}/test.hyp" for e in ("t_encdec", "t_copynet", "t_wean", "t_rnnsearch"))):
         write_lines(Path(path), ["x"])
     build.build_table_report(parse_config(raw), TABLE, figures=True)
-    [(plan, rule_type)] = [call[1:] for call in calls.calls if call[0] == "plot_attention_trace"]
+    [(plan, rule_type)] = plotted["plot_attention_trace"]
     assert (plan.name, plan.attention_rows, rule_type) == (TABLE, ("t_rnnsearch",), "xy->x")
 
 
@@ -234,7 +225,7 @@ def test_each_seeds_run_is_read_on_its_own(written):
 def _with_identity(rows: dict[str, str]):
     """The tiny configuration plus an identity system on a local dataset (a system row needs a real dataset with a
     test split; nothing is read from it here) and the table's rows replaced."""
-    raw = yaml.safe_load(TINY_PARAMS.read_text(encoding="utf-8"))
+    raw = _raw()
     raw["datasets"]["mine"] = {"kind": "local", "files": {s: {"source": f"d/{s}.src", "target": f"d/{s}.tgt"}
                                                           for s in ("train", "valid", "test")}}
     raw["systems"] = {"ident": {"dataset": "mine", "method": "identity"}}
@@ -254,6 +245,5 @@ def test_a_table_of_system_rows_only_has_no_scale_in_its_caption_and_draws_nothi
         build.build_table_report(_with_identity({"Identity": "ident"}), TABLE, figures=True)
     assert written[0].caption == ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, "
                                   "Table 1. ")
-    tables = ", ".join(f"results/tables/{TABLE}.{ext}" for ext in ("md", "csv", "tex"))
     assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
-        f"wrote {tables} (no trained row can run: no figures)"]
+        f"wrote {TABLE_FILES} (no trained row can run: no figures)"]
