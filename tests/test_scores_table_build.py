@@ -247,3 +247,120 @@ def test_a_table_of_system_rows_only_has_no_scale_in_its_caption_and_draws_nothi
                                   "Table 1. ")
     assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
         f"wrote {TABLE_FILES} (no trained row can run: no figures)"]
+
+
+# The kinds of table the tiny configuration does not have by itself: released outputs rescored beside the rows
+# (003's and the stand-ins' baseline rows), 004 Table 4's aligned pairs and Figure 4's heat maps, confirmation seeds.
+
+RESCORED = "results/tables/published_outputs.csv"  # paragen published-outputs' table (docs/output.md)
+
+
+def test_released_outputs_rescored_fill_their_baseline_rows_cells(written):
+    """The table quotes turk_mini's paper file, whose three baselines (PBMT-R, EncDecA, DRESS-LS) are rescored from
+    their released outputs. The rescoring table has PBMT-R on the Turk test (BLEU 81.25, legacy SARI 38.5) and
+    EncDecA on another test set only: PBMT-R's cells hold those two numbers (no published number: "not in paper"),
+    EncDecA's none (its Turk outputs were not rescored)."""
+    write_lines(Path(RESCORED), ["test_set,system,metric,ours", "turk,PBMT-R,BLEU,81.25",
+                                 "turk,PBMT-R,SARI (legacy),38.5", "newsela,EncDecA,BLEU,12.0"])
+    build.build_table_report(_config(paper="turk_mini"), TABLE, figures=False)
+    [table] = written
+    bleu, sari = table.cells[("PBMT-R (released outputs)", "bleu")], table.cells[("PBMT-R (released outputs)", "sari")]
+    assert (bleu.paper, bleu.reproduced, sari.reproduced) == (None, 81.25, 38.5)
+    assert bleu.note == "rescored from the released PBMT-R outputs (turk test); not in paper"
+    encdeca = table.cells[("EncDecA (released outputs)", "bleu")]
+    assert (encdeca.reproduced, encdeca.note) == (None, "released outputs not rescored (run `paragen "
+                                                        "published-outputs`)")
+
+
+def test_a_table_without_rescored_baselines_never_reads_the_rescoring_table(written):
+    """copynet_table1's baselines quote published numbers only: a broken rescoring table (no "ours" column) beside
+    it is not read, so the table builds (reading it would fail on the missing column)."""
+    write_lines(Path(RESCORED), ["test_set,system,metric", "turk,PBMT-R,BLEU"])
+    build.build_table_report(_config(), TABLE, figures=False)
+    assert [t.name for t in written] == [TABLE]
+
+
+def _with_spm(**table) -> "ParagenConfig":
+    """The tiny configuration plus an SPM row (t_spm: RNNSearch with attentional input feeding and a source-side
+    prediction head, 004's EncDec+SPM) and the table's changes."""
+    raw = _raw()
+    raw["models"]["spm"] = {"architecture": "rnnsearch", "input_feeding": "attentional", "embedding_size": 8,
+                            "hidden_size": 16, "source_prediction": {}}
+    raw["experiments"]["t_spm"] = {"dataset": "tiny", "model": "spm", "training": "tiny", "decoding": "beam3"}
+    raw["tables"][TABLE]["rows"]["SPM"] = "t_spm"
+    raw["tables"][TABLE].update(table)
+    return parse_config(raw)
+
+
+PAIRS_FILES = [f"results/tables/{TABLE}_aligned_pairs.md", f"results/tables/{TABLE}_aligned_pairs.csv"]
+
+
+@pytest.fixture
+def paired(monkeypatch) -> list[tuple[str, str]]:
+    """004 Table 4's writer replaced by a recorder of (table, title) that returns the page and CSV it would write."""
+    from paragen.report import aligned_pairs
+
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(aligned_pairs, "write_aligned_pairs_table",
+                        lambda name, spec: calls.append((name, spec.title)) or PAIRS_FILES)
+    return calls
+
+
+def test_a_tables_only_rebuild_writes_the_aligned_pairs_only_where_they_were_kept(written, paired, caplog):
+    """Tables only: without runs/t_spm/aligned_pairs.json nothing is written for 004 Table 4 (one log line); with
+    it, the pairs' page and CSV are written and logged before the tables' line."""
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build.build_table_report(_with_spm(aligned_pairs={"row": "SPM"}), TABLE, figures=False)
+        assert paired == []
+        write_lines(Path("runs/t_spm/aligned_pairs.json"), ["{}"])
+        build.build_table_report(_with_spm(aligned_pairs={"row": "SPM"}), TABLE, figures=False)
+    assert paired == [(TABLE, "tiny test table")]
+    assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
+        f"wrote {TABLE_FILES} (tables only: no figures)",
+        f"wrote {PAIRS_FILES[0]}, {PAIRS_FILES[1]}", f"wrote {TABLE_FILES} (tables only: no figures)"]
+
+
+def test_with_figures_the_aligned_pairs_are_written_and_the_heat_maps_counted(written, plotted, paired, caplog,
+                                                                             monkeypatch):
+    """Figures on, no aligned pairs kept yet (the pipeline writes them in this step): 004 Table 4 is written; the
+    alignment figure (Enc-Dec's attention beside SPM's q_j) is drawn once and its two heat maps are counted with
+    the plan's five figures in the last log line: 5 + 2 = 7 (five less two would be 3). The five: validation
+    curves, CopyNet's copy map, SPM's attention on the same rule type (SPM is an RNNSearch), loss curves and
+    per-type curves."""
+    heatmaps = []
+    monkeypatch.setattr(build, "plot_heatmaps", lambda config, name, spec: heatmaps.append(name))
+    for path in ("runs/t_copynet/copy_trace.json", *(f"runs/{e}/test.hyp" for e in ("t_encdec", "t_copynet", "t_wean",
+                                                                                     "t_spm"))):
+        write_lines(Path(path), ["x"])
+    config = _with_spm(aligned_pairs={"row": "SPM"},
+                       alignment_figure={"attention": "Enc-Dec", "source_prediction": "SPM", "sentences": [1]})
+    from paragen.pipeline.report_stages import figure_inputs  # what the figures' preflight asks for besides
+    from paragen.pipeline.tables import table_plan
+
+    for path in figure_inputs(config, table_plan(config, TABLE)):
+        if not Path(path).exists():
+            write_lines(Path(path), ["{}"])
+    with caplog.at_level(logging.INFO, logger="paragen"):
+        build.build_table_report(config, TABLE, figures=True)
+    assert paired == [(TABLE, "tiny test table")] and heatmaps == [TABLE]
+    assert len(plotted["plot_attention_trace"]) == 1
+    assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
+        f"wrote {PAIRS_FILES[0]}, {PAIRS_FILES[1]}", f"wrote {TABLE_FILES} and {5 + 2} figure(s)"]
+
+
+def test_confirmation_seeds_label_the_design_rows_runs_by_seed_too(written, monkeypatch):
+    """One design seed (seeds: 1) and confirmation seeds 4-5: the table has runs of several seeds, so the design
+    row's training outcome, its held run's note and its hardware line name seed 1, and the confirmation block's
+    row keeps seeds 4 and 5 apart."""
+    for run in ("t_encdec", "t_encdec_seed4", "t_encdec_seed5"):
+        _trained(run, [30.0])
+    monkeypatch.setattr(build, "lock_holder", lambda run_dir: "7 (x)" if str(run_dir) == "runs/t_encdec" else None)
+    build.build_table_report(_config(confirmation={"seeds": [4, 5], "required": 2}), TABLE, figures=False)
+    [table] = written
+    assert table.training_notes == ["Enc-Dec (seed 1): still training (runs/t_encdec is held by process 7 (x)); its "
+                                    "cells are from an earlier run or empty"]
+    assert [seed for seed, _ in table.training["Enc-Dec"]] == [1]
+    assert [seed for seed, _ in table.training["Enc-Dec (confirmation seeds 4–5)"]] == [4, 5]
+    assert table.setup == ["Trained on CPU A; wall time per row (training and per-epoch validation, summed over "
+                           "epochs): Enc-Dec seed 1 0.5 min; Enc-Dec (confirmation seeds 4–5) seed 4 0.5 min; "
+                           "Enc-Dec (confirmation seeds 4–5) seed 5 0.5 min."]
