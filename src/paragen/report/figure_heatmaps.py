@@ -138,8 +138,7 @@ def alignment_figure(examples: list[dict[str, Any]], kind: str, row: str, seed: 
     for ax, example in zip(axes, examples):
         aligned = [example["source"][i] for i in example[choice_key]] if kind == "attention" else example[choice_key]
         image = _alignment_panel(ax, example[matrix_key], example, aligned, f"test line {example['line']}")
-    if any(e.get("gold") for e in examples):
-        style.legend_below(fig, axes[:1])
+    style.legend_below(fig, list(axes))  # "gold link" once, from whichever panels ring gold links; none without
     fig.colorbar(image, ax=list(axes), fraction=0.04, label="weight" if kind == "attention" else "probability")
     fig.suptitle(style.one_line(f"{what} of {row} (seed {seed})"))
     return fig
