@@ -111,3 +111,45 @@ def test_curves_figure_keeps_one_panel_for_two_rows_and_splits_three_rows_with_s
     assert tuple(three.get_size_inches()) == pytest.approx((6.5, 4.5))
     assert [ax.get_ylabel() for ax in axes] == ["BLEU", "", "BLEU"]
     assert three._suptitle.get_text() == "Three"
+
+
+def test_a_row_not_run_before_others_leaves_them_drawn(tmp_path):
+    """Row d, without a log, comes first: rows a, b, c after it are still drawn (three lines), and it is counted."""
+    logs = _single_seed_rows(tmp_path)
+    fig = curves_figure({"d": logs.pop("d")} | logs, "BLEU", "V")
+    assert _ys(fig.axes[0]) == [[10.0, 20.0], [15.0, 25.0], [30.0, 35.0]]
+    assert fig._suptitle.get_text() == "V (1 row not yet run)"
+
+
+def test_draw_rows_styles_plain_rows_levels_and_a_diverged_row_of_seeds():
+    """Rows r0 (1, 2) and r1 (2, 3) of one seed; r2 of two seeds that diverge (2, 100 and 2, 200; peak 150 of the
+    mean > 3 x 3, so it is off scale). The panel is scaled to r0 and r1 and the level 2.5: 1 to 3, padded by 5 % of
+    2: 0.9 to 3.1. Plain rows: marker size 4 in the row's colour, marker and dash (o -, s --). r2's seeds: thin
+    (0.8) pale (alpha 0.45) lines in r2's colour, clipped at 3.1, each with its clip marker; its mean: width 2.0,
+    marker D, dash -., labelled as off scale. r0's level 2.5: a wide (4) pale (alpha 0.25) line in r0's colour."""
+    import matplotlib.pyplot as plt
+
+    from paragen import figure_style as style
+    from paragen.report.figure_curves import RowCurve, draw_rows
+
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    curves = [RowCurve("r0", "r0", [([1, 2], [1.0, 2.0])], ([1, 2], [1.0, 2.0])),
+              RowCurve("r1", "r1", [([1, 2], [2.0, 3.0])], ([1, 2], [2.0, 3.0])),
+              RowCurve("r2", "r2 (2 seeds)", [([1, 2], [2.0, 100.0]), ([1, 2], [2.0, 200.0])], ([1, 2], [2.0, 150.0]))]
+    fig = style.figure(3.0)
+    ax = fig.subplots()
+    draw_rows(ax, curves, {0: 2.5})
+    assert ax.get_ylim() == pytest.approx((0.9, 3.1))
+    lines = ax.get_lines()
+    plain = [(ln.get_color(), ln.get_marker(), ln.get_linestyle(), ln.get_markersize()) for ln in lines
+             if ln.get_label() in ("r0", "r1")]
+    assert plain == [(cycle[0], "o", "-", 4), (cycle[1], "s", "--", 4)]
+    seeds = [ln for ln in lines if ln.get_linewidth() == 0.8]
+    assert [[float(y) for y in ln.get_ydata()] for ln in seeds] == [[2.0, pytest.approx(3.1)]] * 2
+    assert [(ln.get_color(), ln.get_alpha()) for ln in seeds] == [(cycle[2], 0.45)] * 2
+    [mean] = [ln for ln in lines if ln.get_label() == "r2 (2 seeds) (off scale: ▲)"]
+    assert (mean.get_color(), mean.get_linewidth(), mean.get_marker(), mean.get_linestyle()) == (
+        cycle[2], 2.0, "D", "-.")
+    [level] = [ln for ln in lines if list(ln.get_ydata()) == [2.5, 2.5]]
+    assert (level.get_color(), level.get_linewidth(), level.get_alpha(), level.get_linestyle()) == (
+        cycle[0], 4, 0.25, "-")

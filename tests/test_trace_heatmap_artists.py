@@ -103,3 +103,11 @@ def test_brackets_only_for_fillers_inside_the_window_and_panels_sized_by_rows():
     assert first.bbox.height / second.bbox.height == pytest.approx(7.3 / 2.71, rel=0.01)
     bars = [axes for axes in fig.axes if axes.get_ylabel() == "probability"]
     assert len(bars) == 2 and all(bar.get_position().width < 0.05 for bar in bars)
+
+
+def test_the_colour_bar_spans_the_map_and_the_generate_strip():
+    """The panel's colour bar is made beside both of its axes (the map and the strip), at 3 % of them; made for the
+    image's own axes alone it would stand beside the map only."""
+    fig = trace_heatmap_figure([_long_copy_trace()], "CopyNet copy mode")
+    top, bottom, bar = fig.axes
+    assert list(bar._colorbar_info["parents"]) == [top, bottom] and bar._colorbar_info["fraction"] == 0.03
