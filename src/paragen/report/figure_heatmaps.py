@@ -40,7 +40,7 @@ def _source_labels(trace: dict[str, Any], shown: range) -> list[str]:
     return [f"{owner[i]} | {trace['source'][i]}" if i in owner else trace["source"][i] for i in shown]
 
 
-def _trace_panel(subfig: Any, trace: dict[str, Any], matrix: str = "copy_probs") -> Any:
+def _trace_panel(subfig: Any, trace: dict[str, Any], matrix: str) -> Any:
     """One example: the ``matrix`` of the trace (copy-mode probability, or attention weight) per source token
     (rows) and decoding step (columns); a copy trace adds the generate mode's mass in a strip underneath. The
     fillers' tokens are labelled with their variable and bracketed in red at the left edge of the map."""
