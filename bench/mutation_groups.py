@@ -83,7 +83,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                 "tests/test_examples_cases.py", "tests/test_provenance_cases.py", "tests/test_caption_data_texts.py",
                 "tests/test_odd_generation_artists.py", "tests/test_baseline_void_cases.py",
                 "tests/test_scores_table_build.py", "tests/test_loss_curve_figures.py",
-                "tests/test_alignment_figure_layout.py",
+                "tests/test_alignment_figure_layout.py", "tests/test_table_report_routes.py",
                 # not test_architecture: it reads the source's layout, which mutmut's trampolines change. Every
                 # committed table rebuilt (100 s) and a whole CLI run (13 s) reach nearly every function, so each
                 # mutant would run them: left to CI; a mutant only they catch is listed as a survivor
