@@ -29,3 +29,11 @@ def test_a_table_with_a_paper_says_what_its_cells_hold():
     table = ResultTable("t", "T", "Caption.", COLUMNS[:1], ["WEAN"],
                         cells={("WEAN", "test/bleu"): Cell(40.0, 39.0)})
     assert r"\caption{Caption. Cells: paper / reproduced (difference).}" in to_latex(table).splitlines()
+
+
+def test_a_seeded_table_adds_the_seeds_legend_to_its_caption():
+    """A cell of two seed runs: the caption's cell legend goes on with the seeds' legend, ± written as $\\pm$."""
+    table = ResultTable("t", "T", "Caption.", COLUMNS[:1], ["WEAN"],
+                        cells={("WEAN", "test/bleu"): Cell(40.0, 39.0, sd=0.5, per_seed=((1, 38.5), (2, 39.5)))})
+    assert (r"\caption{Caption. Cells: paper / reproduced (difference). Where a row trained from several seeds: mean "
+            r"$\pm$ sample sd over them (per-seed values in the CSV).}") in to_latex(table).splitlines()

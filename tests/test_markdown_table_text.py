@@ -68,3 +68,9 @@ def test_the_csv_gives_each_seed_run_separated_by_semicolons():
     assert lines[0] == ("table,row,column,paper,reproduced,difference,note,best_epoch,epochs_run,hit_epoch_cap,sd,"
                         "seeds,per_seed")
     assert lines[1] == "t,A,bleu,40.0,41.234,1.234,,3;8,5;9,false;true,0.5,1;2,40.734;41.734"
+
+
+def test_the_csv_ends_each_line_with_a_line_feed_alone():
+    """The csv module's default line end is \\r\\n; the table's CSV, committed and diffed, has \\n only."""
+    text = to_csv(_table())
+    assert "\r" not in text and text.endswith("\n") and text.count("\n") == 5  # the header and four cells
