@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paragen.config import parse_config
+from paragen.config import ParagenConfig, parse_config
 from paragen.report import build
 
 from conftest import TINY_PARAMS, write_lines, write_trained_run
@@ -280,7 +280,7 @@ def test_a_table_without_rescored_baselines_never_reads_the_rescoring_table(writ
     assert [t.name for t in written] == [TABLE]
 
 
-def _with_spm(**table) -> "ParagenConfig":
+def _with_spm(**table) -> ParagenConfig:
     """The tiny configuration plus an SPM row (t_spm: RNNSearch with attentional input feeding and a source-side
     prediction head, 004's EncDec+SPM) and the table's changes."""
     raw = _raw()
