@@ -52,6 +52,18 @@ def write_lines(path: Path, lines, ending: str = "\n") -> Path:
     return path
 
 
+def write_csv(path: Path, columns: list[str], rows) -> Path:
+    """A comma-separated file (a train_log.csv, say): the header, then one line per row of values."""
+    return write_lines(path, [",".join(columns)] + [",".join(str(v) for v in row) for row in rows])
+
+
+def cycle_colour(index: int) -> str:
+    """The ``index``-th colour of matplotlib's own colour cycle: what a figure test expects a row's colour to be."""
+    import matplotlib.pyplot as plt
+
+    return plt.rcParams["axes.prop_cycle"].by_key()["color"][index]
+
+
 def write_trained_run(folder: Path, walls: list[float], sessions: list[dict] | None) -> Path:
     """A run folder as training leaves it: ``train_log.csv`` with one epoch per wall time (losses 2.0 / 1.5,
     validation metric 40.0) and, unless ``sessions`` is None (a run that predates session records),

@@ -8,19 +8,14 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from paragen.report.figure_curves import (RowCurve, small_multiples, training_panels_figure,  # noqa: E402
                                           type_curves_figure)
 
-from conftest import write_lines  # noqa: E402
+from conftest import cycle_colour, write_csv  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("close_figures")
-
-
-def _cycle(index: int) -> str:
-    return plt.rcParams["axes.prop_cycle"].by_key()["color"][index]
 
 
 def _two_seed_row(name: str, low: float) -> RowCurve:
@@ -42,16 +37,11 @@ def test_small_multiples_draw_the_dashed_curve_in_the_row_colour_on_a_shared_epo
     for index, (ax, other) in enumerate(zip(axes, dashed)):
         line = ax.get_lines()[-1]
         assert list(line.get_xdata()) == other.mean[0] and list(line.get_ydata()) == other.mean[1]
-        assert (line.get_color(), line.get_linestyle(), line.get_linewidth()) == (_cycle(index), "--", 1.5)
+        assert (line.get_color(), line.get_linestyle(), line.get_linewidth()) == (cycle_colour(index), "--", 1.5)
         assert ax.get_xlim() == pytest.approx((0.5, 4.5))
     assert axes[0].get_ylim() == pytest.approx((4.75, 10.25))
     assert [ax.get_ylabel() for ax in axes] == ["loss (per token)", "", "loss (per token)"]
     assert [ax.get_title() for ax in axes] == ["a (2 seeds)", "b (2 seeds)", "c (2 seeds)"]
-
-
-def _log(path, columns: list[str], rows: list[list[object]]):
-    write_lines(path, [",".join(columns)] + [",".join(str(v) for v in row) for row in rows])
-    return path
 
 
 def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_critic(tmp_path):
@@ -59,7 +49,7 @@ def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_crit
     accuracy is not in the log: its panel says so, centred in axes coordinates. A flat validation SARI of 30 is
     shown over at least 2 points: 29 to 31, padded by 5 % of 2 (28.9, 31.1); a flat training loss of 2 has no
     minimum span: padded by max(5 % of 2, 0.5) (1.5, 2.5)."""
-    log = _log(tmp_path / "train_log.csv",
+    log = write_csv(tmp_path / "train_log.csv",
                ["epoch", "valid_sari", "valid_bleu", "train_accuracy", "train_loss", "valid_loss", "train_critic"],
                [[1, 30, 10, 50, 2.0, 3.0, 0.5], [2, 30, 12, 55, 2.0, 2.5, 0.25], [3, 30, 14, 60, 2.0, 2.4, 0.1]])
     fig = training_panels_figure(log, "critic run")
@@ -76,7 +66,7 @@ def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_crit
     sari = axes[0].get_lines()[0]
     assert list(sari.get_xdata()) == [1, 2, 3] and list(sari.get_ydata()) == [30, 30, 30]
     assert (sari.get_color(), sari.get_marker(), sari.get_linestyle(), sari.get_markersize()) == (
-        _cycle(0), "o", "-", 4)
+        cycle_colour(0), "o", "-", 4)
     assert axes[0].get_ylim() == pytest.approx((28.9, 31.1))
     assert axes[4].get_ylim() == pytest.approx((1.5, 2.5))
     assert list(axes[6].get_lines()[0].get_ydata()) == [0.5, 0.25, 0.1]
@@ -84,7 +74,7 @@ def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_crit
 
 def test_training_panels_leave_out_the_critic_panel_when_the_run_has_none(tmp_path):
     """Six panels: 3 rows x 2.0 in + 0.5 in = 6.5 in; a critic column that is empty on every row is no critic."""
-    log = _log(tmp_path / "train_log.csv", ["epoch", "train_loss", "train_critic"], [[1, 2.5, ""], [2, 2.0, ""]])
+    log = write_csv(tmp_path / "train_log.csv", ["epoch", "train_loss", "train_critic"], [[1, 2.5, ""], [2, 2.0, ""]])
     fig = training_panels_figure(log, "plain run")
     assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 6.5))
     assert sum(ax.get_visible() for ax in fig.axes) == 6
@@ -93,7 +83,7 @@ def test_training_panels_leave_out_the_critic_panel_when_the_run_has_none(tmp_pa
 def _type_logs(tmp_path) -> dict:
     logs = {}
     for row, base in (("r1", 10), ("r2", 20), ("r3", 30)):
-        logs[row] = [_log(tmp_path / f"{row}.csv", ["epoch", "type_a", "type_b", "type_c"],
+        logs[row] = [write_csv(tmp_path / f"{row}.csv", ["epoch", "type_a", "type_b", "type_c"],
                           [[1, base, base + 1, base + 2], [2, base + 5, base + 6, base + 7]])]
     return logs
 
@@ -128,4 +118,4 @@ def test_type_curves_with_a_paper_value_add_one_grey_entry_on_the_first_panel(tm
     assert texts == ["r1", "r2", "r3", "the paper's test accuracy of the row"]
     swap = [ax for ax in fig.axes if ax.get_visible()][1]
     levels = [line for line in swap.get_lines() if list(line.get_ydata()) == [40.0, 40.0]]
-    assert [(line.get_color(), line.get_linewidth()) for line in levels] == [(_cycle(1), 4)]
+    assert [(line.get_color(), line.get_linewidth()) for line in levels] == [(cycle_colour(1), 4)]

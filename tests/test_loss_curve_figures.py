@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from paragen.report.figure_curves import curves_figure, loss_figure  # noqa: E402
 
-from conftest import write_lines  # noqa: E402
+from conftest import cycle_colour, write_csv  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -21,8 +21,7 @@ COLUMNS = ["epoch", "train_loss", "valid_loss", "valid_metric"]
 
 
 def _log(path, rows: list[list[float]]):
-    write_lines(path, [",".join(COLUMNS)] + [",".join(str(v) for v in row) for row in rows])
-    return path
+    return write_csv(path, COLUMNS, rows)
 
 
 def _single_seed_rows(tmp_path) -> dict:
@@ -127,12 +126,10 @@ def test_draw_rows_styles_plain_rows_levels_and_a_diverged_row_of_seeds():
     2: 0.9 to 3.1. Plain rows: marker size 4 in the row's colour, marker and dash (o -, s --). r2's seeds: thin
     (0.8) pale (alpha 0.45) lines in r2's colour, clipped at 3.1, each with its clip marker; its mean: width 2.0,
     marker D, dash -., labelled as off scale. r0's level 2.5: a wide (4) pale (alpha 0.25) line in r0's colour."""
-    import matplotlib.pyplot as plt
-
     from paragen import figure_style as style
     from paragen.report.figure_curves import RowCurve, draw_rows
 
-    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    cycle = [cycle_colour(i) for i in range(3)]
     curves = [RowCurve("r0", "r0", [([1, 2], [1.0, 2.0])], ([1, 2], [1.0, 2.0])),
               RowCurve("r1", "r1", [([1, 2], [2.0, 3.0])], ([1, 2], [2.0, 3.0])),
               RowCurve("r2", "r2 (2 seeds)", [([1, 2], [2.0, 100.0]), ([1, 2], [2.0, 200.0])], ([1, 2], [2.0, 150.0]))]

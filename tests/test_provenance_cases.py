@@ -19,7 +19,7 @@ def test_keep_replaces_the_old_copy_whole_and_writes_the_settings_as_indented_js
     first = keep("t", ["runs/a/train_log.csv", "data/x/prepare.json"], {"table": "t", "data": [], "seeds": 2})
     assert first == "results/provenance/t"
     assert file_tree(Path(first)) == {"files/data/x/prepare.json": "{}\n", "files/runs/a/train_log.csv": "log a\n",
-                                  "report.json": '{\n "table": "t",\n "data": [],\n "seeds": 2\n}\n'}
+                                      "report.json": '{\n "table": "t",\n "data": [],\n "seeds": 2\n}\n'}
     keep("t", [], {"table": "t", "data": ["d1"], "seeds": 1})  # nothing read now: the old copies are gone
     assert file_tree(Path(first)) == {"report.json": '{\n "table": "t",\n "data": [\n  "d1"\n ],\n "seeds": 1\n}\n'}
 

@@ -119,8 +119,9 @@ def test_the_scratch_gets_params_metrics_matrix_quoted_tables_and_the_kept_files
     provenance = _provenance(tmp_path, {"table": "tt", "data": ["a", "b"], "seeds": 3})
     assert rebuild_table(_repository(tmp_path), provenance, scratch) == ("tt", None)
     assert file_tree(scratch) == {"params.yaml": "params\n", "results/metrics/m.json": "{}\n",
-                               "results/matrix/p.json": "[]\n", "results/tables/published_outputs.csv": "published\n",
-                               "results/tables/simp_sweep.csv": "sweep\n", "runs/r1/train_log.csv": "log\n"}
+                                  "results/matrix/p.json": "[]\n",
+                                  "results/tables/published_outputs.csv": "published\n",
+                                  "results/tables/simp_sweep.csv": "sweep\n", "runs/r1/train_log.csv": "log\n"}
     [(command, kwargs)] = recorder.calls
     assert command == [sys.executable, "-m", "paragen.cli", "report", "--params", "params.yaml", "--table", "tt",
                        "--tables-only", "--seeds", "3", "--data", "a,b"]
