@@ -10,7 +10,8 @@ The run's ``best.pt`` decodes the first ``--sentences`` lines of its test split 
 rounds agree within 20 % (otherwise the machine was busy). ``--device cuda`` decodes on a GPU (the host side
 still one thread), after one untimed decode of the first 32 sentences that loads the GPU's kernels. The n-best
 of the first round is compared with ``runs/<experiment>/test.nbest.jsonl`` where that file was written by the
-same beam: a faster search that returns other hypotheses is not faster.
+same beam (and, alone, the top-1 outputs that are scored): a faster search that returns other hypotheses is not
+faster.
 
 ``--count`` decodes once under an operator counter instead of timing (any machine, no GPU needed): per decoder
 step, the computing aten operators inside the model's ``step`` and in the search around it, and the host reads
@@ -94,7 +95,9 @@ def main() -> None:
     if nbest.exists() and args.beam is None:
         saved = [json.loads(line)["nbest"] for line in nbest.read_text(encoding="utf-8").splitlines()[:len(sources)]]
         same = sum(saved_k == [" ".join(h) for h in r.nbest] for saved_k, r in zip(saved, first))
+        top = sum(saved_k[:1] == [" ".join(h) for h in r.nbest[:1]] for saved_k, r in zip(saved, first))
         print(f"n-best equal to {nbest} on {same} of {len(sources)} sentences")
+        print(f"top-1 equal to {nbest} on {top} of {len(sources)} sentences")
     if max(rates) <= 1.2 * min(rates):
         print(f"median: {statistics.median(rates):.1f} sentences/s")
     else:
