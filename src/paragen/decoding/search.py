@@ -120,6 +120,8 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
                 check_every: int = 4) -> list[list[Hypothesis]]:
     """The ``nbest`` best hypotheses per sentence, best first.
 
+    A model with ``shares_encoded_rows`` (the recurrent ones) keeps its encoder results once per sentence for the
+    sentence's hypotheses (:meth:`paragen.models.state.Encoded.shared`); others get a copy per hypothesis.
     The bookkeeping stays on the model's device: finished hypotheses are merged into each sentence's n-best there
     (:class:`_Kept`) and whether a sentence is done is a device tensor, so a step reads nothing back. Sentences
     whose search is over leave the batch (their rows are dropped from the state), so a sentence that searches long
@@ -136,8 +138,14 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
     host_checks = device.type == "cpu" if host_checks is None else host_checks
     encoded = model.encode(batch)
     beams = torch.arange(beam_size, device=device)
-    encoded = encoded.index_select(torch.arange(n, device=device).repeat_interleave(beam_size))
-    state = model.initial_state(encoded)
+    row_sentences = torch.arange(n, device=device).repeat_interleave(beam_size)
+    shared = getattr(model, "shares_encoded_rows", False)  # one row of encoder results a sentence, not a beam's
+    if shared:
+        state = reorder_state(model.initial_state(encoded), row_sentences)
+        encoded = encoded.shared(beam_size)
+    else:
+        encoded = encoded.index_select(row_sentences)
+        state = model.initial_state(encoded)
     tokens = torch.full((n * beam_size,), BOS_ID, dtype=torch.long, device=device)
     # Only the first beam of each sentence is live at the start; the others are copies.
     scores = torch.full((n, beam_size), float("-inf"), device=device)
@@ -204,9 +212,10 @@ def beam_search(model: Seq2Seq, batch: Batch, beam_size: int, max_length: int, l
             if finished:  # finished sentences leave the batch, their n-best kept aside
                 _set_aside(results, kept, sentences, done)
                 stay = (~done).nonzero().squeeze(1)
-                rows, tokens, scores = rows.index_select(0, stay), tokens.index_select(0, stay), scores.index_select(0, stay)
-                stay_rows = (stay.unsqueeze(1) * beam_size + beams).view(-1)
-                encoded = encoded.index_select(stay_rows)
+                rows, tokens = rows.index_select(0, stay), tokens.index_select(0, stay)
+                scores = scores.index_select(0, stay)
+                # shared: a row per staying sentence; else every hypothesis's own copy
+                encoded = encoded.index_select(stay if shared else (stay.unsqueeze(1) * beam_size + beams).view(-1))
                 kept, sentences, done = kept.select(stay), sentences.index_select(0, stay), done.index_select(0, stay)
         rows, tokens = rows.view(-1), tokens.view(-1)
         history = torch.cat([history.index_select(0, rows), tokens.unsqueeze(1)], dim=1)

@@ -14,16 +14,27 @@ from torch import nn
 from paragen.models.deferred import DeferredGradients
 
 
+def _shared(keys: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+    """``keys`` (batch, src_len, size) lined up with ``query``: as they are for one query a row, (batch, size), or
+    with a beam axis, (batch, 1, src_len, size), for the queries of a sentence's hypotheses, (batch, beams, size)."""
+    return keys if query.dim() == 2 else keys.unsqueeze(1)
+
+
 def _product_scores(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """``dot``/``general`` scores ``keys · query``, (batch, src_len), as a multiply and a sum over the last axis,
-    not a ``bmm`` with a single query column, which CPU kernels run slowly (``bench/attention_energies.py`` times
-    both; docs/speed.md)."""
-    return (keys * query.unsqueeze(1)).sum(-1)
+    """``dot``/``general`` scores ``keys · query``, (batch, src_len) (or (batch, beams, src_len) for queries
+    (batch, beams, size), :func:`_shared`), as a multiply and a sum over the last axis, not a ``bmm`` with a single
+    query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md)."""
+    return (_shared(keys, query) * query.unsqueeze(-2)).sum(-1)
 
 
 def _context(scores: torch.Tensor, padding: torch.Tensor, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Weights (batch, src_len), the softmax of ``scores`` with ``padding`` left out, and the context
-    (batch, memory_size) they take from ``memory``; returns (context, weights)."""
+    (batch, memory_size) they take from ``memory``; returns (context, weights). With a beam axis, scores
+    (batch, beams, src_len) over one memory a sentence: context (batch, beams, memory_size), one product for the
+    sentence's hypotheses."""
+    if scores.dim() == 3:
+        weights = torch.softmax(scores.masked_fill(padding.unsqueeze(1), float("-inf")), dim=-1)
+        return torch.bmm(weights, memory), weights
     weights = torch.softmax(scores.masked_fill(padding, float("-inf")), dim=-1)
     return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
 
@@ -53,24 +64,32 @@ class Attention(nn.Module):
         return self.W(memory) if self.score == "general" else self.W_m(memory)
 
     def energies(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)``.
+        """Unnormalised scores (batch, src_len) given ``keys = project_memory(memory)`` (or (batch, beams, src_len)
+        for queries (batch, beams, query_size) over one row of keys a sentence).
 
         ``dot``/``general``: :func:`_product_scores`. ``concat``/``bahdanau``: the tanh in place on the sum it is
         applied to (autograd's tanh backward reads only its output) and v as a matrix-vector product: the same
         numbers as ``v(tanh(.))``, in fewer passes over the (batch, src_len, size) tensor."""
         if self.score in ("dot", "general"):
             return _product_scores(query, keys)
-        hidden = torch.add(keys, self.W_q(query).unsqueeze(1)).tanh_()  # (batch, src_len, size), a fresh tensor
+        # (batch, [beams,] src_len, size), a fresh tensor
+        hidden = torch.add(_shared(keys, query), self.W_q(query).unsqueeze(-2)).tanh_()
         return torch.matmul(hidden, self.v.weight[0])  # v^T tanh(.): a vector product, not a one-column ``Linear``
 
     def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
-                keys: torch.Tensor | None = None, padding: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                keys: torch.Tensor | None = None, padding: torch.Tensor | None = None,
+                beams: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
         """Context (batch, memory_size) and weights (batch, src_len); ``mask`` is True on real tokens, ``padding``
         its inverse when the caller made it once per batch (:meth:`paragen.models.state.Encoded.pad`), so a
-        decoder step does not invert it again."""
+        decoder step does not invert it again. ``beams`` > 1: ``memory``, ``mask``, ``keys`` and ``padding`` have
+        one row per sentence, read by ``beams`` consecutive queries (:attr:`paragen.models.state.Encoded.beams`);
+        the results still have one row per query."""
         keys = self.project_memory(memory) if keys is None else keys
         padding = ~mask if padding is None else padding
-        return _context(self.energies(query, keys), padding, memory)
+        if beams == 1:
+            return _context(self.energies(query, keys), padding, memory)
+        context, weights = _context(self.energies(query.view(memory.size(0), beams, -1), keys), padding, memory)
+        return context.flatten(0, 1), weights.flatten(0, 1)
 
 
 class _MultiplicativeAttention(torch.autograd.Function):

@@ -154,12 +154,13 @@ class RecurrentDecoder(nn.Module):
                 new_state["upper_cell"] = torch.stack(cells, dim=1)
         weights = None
         if self.attention is None:
-            new_state["context"] = encoded.summary
+            new_state["context"] = encoded.rows(encoded.summary)
         elif forcing is not None and forcing.attention is not None:
             new_state["context"], weights = forcing.attention(self.top(new_state))
         else:
             new_state["context"], weights = self.attention(self.top(new_state), encoded.memory, encoded.mask,
-                                                           encoded.projections.get("attention"), encoded.pad())
+                                                           encoded.projections.get("attention"), encoded.pad(),
+                                                           encoded.beams)
         return new_state, weights
 
 

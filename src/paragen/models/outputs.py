@@ -201,8 +201,15 @@ class CopyOutput(nn.Module):
         return log_probs
 
     def forward(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded) -> OutputResult:
+        """One step, s and c (batch, size). With ``encoded.beams`` > 1 (one row of copy keys and source ids a
+        sentence), a sentence's hypotheses are scored together as the steps of teacher forcing are, (sentences,
+        beams, ·), and come back one row each."""
+        if encoded.beams > 1:
+            shape = (encoded.src_ext.size(0), encoded.beams, -1)
+            hidden, context = hidden.view(shape), context.view(shape)
         p_generate, p_copy = self.modes(hidden, context, encoded)
-        return OutputResult(self.combine(p_generate, p_copy, encoded), p_copy, p_generate.sum(-1))
+        log_probs, p_generate = self.combine(p_generate, p_copy, encoded).flatten(0, -2), p_generate.flatten(0, -2)
+        return OutputResult(log_probs, p_copy.flatten(0, -2), p_generate.sum(-1))
 
     def sequence(self, hidden: torch.Tensor, context: torch.Tensor, *, encoded: Encoded,
                  modes: tuple[torch.Tensor, torch.Tensor] | None = None, **_: object) -> torch.Tensor:

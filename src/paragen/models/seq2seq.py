@@ -53,6 +53,10 @@ class Seq2Seq(nn.Module):
         self.source_prediction = source_prediction  # 004 §4: trains on Y' and ℓ_src; step never computes it
         self.compiled_step = None  # forced_step under torch.compile (training.*.compile), or None: eager
 
+    shares_encoded_rows = True
+    """:meth:`step` takes encoder results shared by each sentence's hypotheses (:attr:`Encoded.beams`): beam search
+    keeps one copy a sentence, and each step reads it once for all of them (docs/speed.md)."""
+
     def __getstate__(self) -> dict:
         """A copy or pickle runs eagerly: the compiled step is bound to this model's weights, not the copy's."""
         state = dict(super().__getstate__())
@@ -86,11 +90,15 @@ class Seq2Seq(nn.Module):
         return state
 
     def _selective_read(self, tokens: torch.Tensor, state: State, encoded: Encoded) -> torch.Tensor:
-        """ζ(y_{t-1}) (Eq. 9): previous copy probabilities of the positions holding y_{t-1}, renormalised."""
-        match = (encoded.src_ext == tokens.unsqueeze(1)) & encoded.mask
-        rho = state["copy_prev"] * match
+        """ζ(y_{t-1}) (Eq. 9): previous copy probabilities of the positions holding y_{t-1}, renormalised;
+        (batch, memory_size) for ``tokens`` (batch,). With ``encoded.beams`` > 1 each sentence's hypotheses read
+        its one row of source ids and memory together, (sentences, beams, ·)."""
+        src_ext, mask, memory = encoded.src_ext, encoded.mask, encoded.memory
+        shape = (src_ext.size(0), encoded.beams, -1)
+        match = (src_ext.unsqueeze(1) == tokens.view(shape)) & mask.unsqueeze(1)  # (sentences, beams, src_len)
+        rho = state["copy_prev"].view(shape) * match
         rho = rho / rho.sum(-1, keepdim=True).clamp_min(1e-20)  # all-zero rows stay zero: ζ = 0
-        return torch.bmm(rho.unsqueeze(1), encoded.memory).squeeze(1)
+        return torch.bmm(rho, memory).flatten(0, 1)
 
     def in_vocabulary(self, tokens: torch.Tensor) -> torch.Tensor:
         """Extended ids with every OOV slot read as <unk>: what the decoder's embedding can look up."""

@@ -30,13 +30,25 @@ class Encoded:
     for decoders that start from them (004 Eq. 18)."""
     padding: torch.Tensor | None = None
     """(batch, src_len) ``~mask``, True on padding: made once per batch, not at every step that masks scores."""
+    beams: int = 1
+    """Decoder rows per row of these tensors. 1: one each. Beam search of a model that shares them
+    (``shares_encoded_rows``) keeps one row per sentence for its ``beams`` hypotheses, rows ``i * beams`` to
+    ``(i + 1) * beams - 1`` of the decoder's state reading sentence ``i``, so no step reads a copy per hypothesis."""
+
+    def shared(self, beams: int) -> "Encoded":
+        """These rows, each read by ``beams`` consecutive decoder rows."""
+        return replace(self, beams=beams)
+
+    def rows(self, tensor: torch.Tensor) -> torch.Tensor:
+        """A tensor of one row per row of these results, (batch, ...), as one row per decoder row."""
+        return tensor if self.beams == 1 else tensor.repeat_interleave(self.beams, dim=0)
 
     def pad(self) -> torch.Tensor:
         """True on padding positions, (batch, src_len)."""
         return ~self.mask if self.padding is None else self.padding
 
     def index_select(self, index: torch.Tensor) -> "Encoded":
-        """Rows ``index`` (e.g. beam expansion or reordering)."""
+        """Rows ``index`` (e.g. beam expansion or reordering; sentences that stay, when shared by ``beams``)."""
         return replace(self, memory=self.memory.index_select(0, index), mask=self.mask.index_select(0, index),
                        summary=self.summary.index_select(0, index), src_ext=self.src_ext.index_select(0, index),
                        owned_width=None if self.owned_width is None else self.owned_width.index_select(0, index),
