@@ -3,6 +3,7 @@
 Usage, from the repository root with the project's .venv active:
     python bench/decode_paired.py --experiment syn_rnnsearch --version before=/tmp/wt_0e30d00 --version after=.
                                   [--rounds 12] [--sentences 300] [--out FILE]
+    python bench/decode_paired.py --read FILE      # the reading of a saved run again, from its round lines
 
 Each ``--version NAME=DIR`` is a checkout of paragen (a git worktree) whose ``runs/`` and ``data/`` hold the
 experiment's trained run (link this checkout's in: ``ln -s $PWD/runs $PWD/data DIR/``). In every round each version
@@ -34,6 +35,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROUND = re.compile(r"^round\s+(\d+)\s+(\S+)\s+([\d.]+) sentences/s")
 RATE = re.compile(r"^round 1: \d+ sentences in [\d.]+ s, ([\d.]+) sentences/s$", re.MULTILINE)
 EQUAL = re.compile(r"^(n-best|top-1) equal to \S+ on (\d+) of (\d+) sentences$", re.MULTILINE)
 ALPHA = 0.05
@@ -67,6 +69,25 @@ def verdict(name_a: str, name_b: str, a: list[float], b: list[float]) -> str:
             f"{wins_b} (p = {p_b:.3f}); median rate ratio {ratio:.3f} -> {claim}")
 
 
+def read_rounds(text: str) -> dict[str, list[float]]:
+    """Each version's rates in round order, from the round lines this bench prints (and ``--out`` keeps)."""
+    rates: dict[str, list[float]] = {}
+    for match in map(ROUND.match, text.splitlines()):
+        if match:
+            rates.setdefault(match.group(2), []).append(float(match.group(3)))
+    if not rates:
+        raise ValueError("no round lines ('round  N  NAME  RATE sentences/s') to read")
+    return rates
+
+
+def reading(rates: dict[str, list[float]]) -> list[str]:
+    """Each version's median rate and range, then every pair's verdict, in the order the versions came."""
+    names = list(rates)
+    lines = [f"{name}: median {statistics.median(rates[name]):.1f} sentences/s over {len(rates[name])} rounds "
+             f"({min(rates[name]):.1f}-{max(rates[name]):.1f})" for name in names]
+    return lines + [verdict(a, b, rates[a], rates[b]) for i, a in enumerate(names) for b in names[i + 1:]]
+
+
 def parse_decode(output: str) -> tuple[float, dict[str, str]]:
     """Sentences/s and the equality counts ("n-best", "top-1": "k/n") from one ``decode_speed.py --rounds 1``."""
     rate = RATE.search(output)
@@ -98,12 +119,18 @@ def version(text: str) -> tuple[str, Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--experiment", required=True)
-    parser.add_argument("--version", type=version, action="append", required=True, dest="versions")
+    parser.add_argument("--read", type=Path, help="print the reading of a saved run's file and stop")
+    parser.add_argument("--experiment")
+    parser.add_argument("--version", type=version, action="append", dest="versions")
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--sentences", type=int, default=300)
     parser.add_argument("--out", type=Path, help="also write every line printed here to this file")
     args = parser.parse_args()
+    if args.read:
+        print("\n".join(reading(read_rounds(args.read.read_text(encoding="utf-8")))))
+        return
+    if not args.experiment or not args.versions:
+        parser.error("--experiment and --version are needed to run (or --read FILE)")
     names = [name for name, _ in args.versions]
     if len(set(names)) != len(names) or len(names) < 2:
         parser.error("give at least two versions, each with its own name")
@@ -123,9 +150,8 @@ def main() -> None:
             rates[name].append(rate)
             say(f"round {round_ + 1:2d}  {name:12} {rate:7.1f} sentences/s  "
                 + "  ".join(f"{kind} equal {count}" for kind, count in equal.items()))
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            say(verdict(a, b, rates[a], rates[b]))
+    for line in reading(rates):
+        say(line)
     if args.out:
         partial = args.out.with_name(args.out.name + ".partial")
         partial.write_text("\n".join(lines) + "\n", encoding="utf-8")

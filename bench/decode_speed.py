@@ -13,6 +13,8 @@ of the first round is compared with ``runs/<experiment>/test.nbest.jsonl`` where
 same beam (and, alone, the top-1 outputs that are scored): a faster search that returns other hypotheses is not
 faster.
 
+``--profile`` decodes once under ``torch.profiler`` and prints the 15 operators with the most self CPU time.
+
 ``--count`` decodes once under an operator counter instead of timing (any machine, no GPU needed): per decoder
 step, the computing aten operators inside the model's ``step`` and in the search around it, and the host reads
 (``item``/``bool``/``int`` of a tensor, and ``tolist`` calls), each of which waits for the GPU on a GPU. With
@@ -48,6 +50,8 @@ def main() -> None:
     reads.add_argument("--host-checks", action="store_true",
                        help="beam_search's host_checks on: a read at every step, as the search does on a CPU")
     parser.add_argument("--count", action="store_true", help="count operators and host reads instead of timing")
+    parser.add_argument("--profile", action="store_true",
+                        help="decode once under torch.profiler and print the operators by self CPU time")
     args = parser.parse_args()
 
     import torch
@@ -78,6 +82,15 @@ def main() -> None:
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")][:args.sentences]
     if args.count:
         count_operators(model, lambda: translate(model, sources, vocab, device=device, **decoding))
+        return
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as profiled:
+            translate(model, sources, vocab, device=device, **decoding)
+        print(f"code: {Path(paragen.__file__).parent}; {args.experiment}, {len(sources)} sentences, beam "
+              f"{decoding['beam_size']}, one thread")
+        print(profiled.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
         return
     if device.type == "cuda":  # CUDA context, kernel loading and the allocator's first blocks: not the search
         translate(model, sources[:32], vocab, device=device, **decoding)

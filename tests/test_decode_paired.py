@@ -88,3 +88,25 @@ def test_a_version_must_be_a_named_checkout(tmp_path, monkeypatch):
         decode_paired.main()
     with pytest.raises(Exception, match="expected NAME=DIR"):
         decode_paired.version("no-equals-sign")
+
+
+def test_a_saved_run_is_read_again_from_its_round_lines(tmp_path, monkeypatch, capsys):
+    saved = tmp_path / "run.txt"
+    saved.write_text("e: 300 sentences, 3 rounds; a = /x, b = /y\n"
+                     "round  1  a                1.0 sentences/s  n-best equal 3/3\n"
+                     "round  1  b                2.0 sentences/s  n-best equal 3/3\n"
+                     "round  2  b                2.0 sentences/s\n"
+                     "round  2  a                2.0 sentences/s\n"
+                     "round  3  a                3.0 sentences/s\n"
+                     "round  3  b                2.0 sentences/s\n"
+                     "a vs b: an old verdict line, not read\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["decode_paired.py", "--read", str(saved)])
+    decode_paired.main()
+    assert capsys.readouterr().out.splitlines() == [
+        "a: median 2.0 sentences/s over 3 rounds (1.0-3.0)",
+        "b: median 2.0 sentences/s over 3 rounds (2.0-2.0)",
+        # a wins round 3 only, b round 1 only (round 2 is a tie): each p = 7/8; ratios 0.5, 1, 1.5
+        "a vs b: a wins 1 of 3 rounds (p = 0.875), b wins 1 (p = 0.875); median rate ratio 1.000 -> no claim"]
+    saved.write_text("nothing timed here\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no round lines"):
+        decode_paired.main()
