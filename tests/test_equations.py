@@ -77,10 +77,12 @@ def _expected_attention(energies: list[float]) -> tuple[list[float], list[float]
     return weights, context
 
 
+@pytest.mark.parametrize("gradients", [True, False], ids=["training", "search"])  # tanh_ or 2σ(2x) − 1 on the CPU
 @pytest.mark.parametrize("score", ["general", "concat", "bahdanau"])
-def test_attention_scores_and_padding_mask(score):
+def test_attention_scores_and_padding_mask(score, gradients):
     attention = fix_weights(Attention(score, query_size=2, memory_size=3))
-    context, weights = attention(QUERY, MEMORY, MASK)
+    with torch.set_grad_enabled(gradients):
+        context, weights = attention(QUERY, MEMORY, MASK)
     s = QUERY[0].tolist()
     if score == "general":  # Luong: s^T W h_j
         energies = [dot(s, matvec(attention.W.weight, MEMORY[0, j])) for j in range(3)]

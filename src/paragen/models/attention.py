@@ -27,6 +27,16 @@ def _product_scores(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     return (_shared(keys, query) * query.unsqueeze(-2)).sum(-1)
 
 
+def _tanh_in_place(x: torch.Tensor) -> torch.Tensor:
+    """tanh of ``x``, in place. Without gradients on the CPU (search, validation) it is 2σ(2x) − 1: torch's CPU
+    tanh kernel runs about five times slower than its sigmoid, and the additive score's (batch, [beams,] src_len,
+    size) tensor is the largest a decoder step makes (docs/speed.md). The two agree to about 2e-7; training and
+    GPUs (where tanh is one fast kernel, and four would be four launches) keep ``tanh_``."""
+    if x.device.type == "cpu" and not torch.is_grad_enabled():
+        return x.mul_(2).sigmoid_().mul_(2).sub_(1)
+    return x.tanh_()
+
+
 def _context(scores: torch.Tensor, padding: torch.Tensor, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Weights (batch, src_len), the softmax of ``scores`` with ``padding`` left out, and the context
     (batch, memory_size) they take from ``memory``; returns (context, weights). With a beam axis, scores
@@ -68,12 +78,13 @@ class Attention(nn.Module):
         for queries (batch, beams, query_size) over one row of keys a sentence).
 
         ``dot``/``general``: :func:`_product_scores`. ``concat``/``bahdanau``: the tanh in place on the sum it is
-        applied to (autograd's tanh backward reads only its output) and v as a matrix-vector product: the same
-        numbers as ``v(tanh(.))``, in fewer passes over the (batch, src_len, size) tensor."""
+        applied to (autograd's tanh backward reads only its output; :func:`_tanh_in_place`) and v as a
+        matrix-vector product: the same numbers as ``v(tanh(.))``, in fewer passes over the (batch, src_len, size)
+        tensor."""
         if self.score in ("dot", "general"):
             return _product_scores(query, keys)
         # (batch, [beams,] src_len, size), a fresh tensor
-        hidden = torch.add(_shared(keys, query), self.W_q(query).unsqueeze(-2)).tanh_()
+        hidden = _tanh_in_place(torch.add(_shared(keys, query), self.W_q(query).unsqueeze(-2)))
         return torch.matmul(hidden, self.v.weight[0])  # v^T tanh(.): a vector product, not a one-column ``Linear``
 
     def forward(self, query: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor,
