@@ -13,6 +13,9 @@ of the first round is compared with ``runs/<experiment>/test.nbest.jsonl`` where
 same beam (and, alone, the top-1 outputs that are scored): a faster search that returns other hypotheses is not
 faster.
 
+``--write-nbest FILE`` decodes once and writes the n-best lists as ``paragen decode`` writes them: the reference
+for a run that was trained but never decoded (put it at ``runs/<experiment>/test.nbest.jsonl``).
+
 ``--profile`` decodes once under ``torch.profiler`` and prints the 15 operators with the most self CPU time.
 
 ``--count`` decodes once under an operator counter instead of timing (any machine, no GPU needed): per decoder
@@ -50,6 +53,9 @@ def main() -> None:
     reads.add_argument("--host-checks", action="store_true",
                        help="beam_search's host_checks on: a read at every step, as the search does on a CPU")
     parser.add_argument("--count", action="store_true", help="count operators and host reads instead of timing")
+    parser.add_argument("--write-nbest", type=Path, metavar="FILE",
+                        help="decode once and write the n-best as `paragen decode` does (JSON lines), then stop: a "
+                             "reference for a run that was never decoded")
     parser.add_argument("--profile", action="store_true",
                         help="decode once under torch.profiler and print the operators by self CPU time")
     args = parser.parse_args()
@@ -82,6 +88,15 @@ def main() -> None:
     sources = [line.split() for line in read_lines(Path(data.directory) / "test.src")][:args.sentences]
     if args.count:
         count_operators(model, lambda: translate(model, sources, vocab, device=device, **decoding))
+        return
+    if args.write_nbest:
+        results = translate(model, sources, vocab, device=device, **decoding)
+        partial = args.write_nbest.with_name(args.write_nbest.name + ".partial")
+        with partial.open("w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
+                                         ensure_ascii=False) + "\n" for r in results)
+        partial.replace(args.write_nbest)
+        print(f"code: {Path(paragen.__file__).parent}; {len(results)} n-best lists written to {args.write_nbest}")
         return
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
