@@ -2,8 +2,8 @@
 an independent copy of that code): the same hypotheses, log-probabilities and scores, in the same order, for every
 stopping rule, several beams, n-best sizes and length exponents, on small models with their own random weights
 (a copying model with out-of-vocabulary source words, a Luong-fed WEAN, a Transformer), and also when the finished
-sentences leave the batch only every few steps (how it runs on a GPU: ``host_checks=False``). Each hypothesis
-reads its own copy of the encoder's results here, as in the reference."""
+sentences leave the batch only every few steps (how it runs on a GPU: ``host_checks=False``). In the comparisons
+each hypothesis reads its own copy of the encoder's results, as in the reference (``copying_model``)."""
 
 import itertools
 

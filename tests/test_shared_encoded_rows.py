@@ -2,8 +2,10 @@
 must give every hypothesis what a step over its own copy gives (the way the search ran before, and still runs for
 the Transformer), to float rounding, and the search must return the same hypotheses.
 
-Each comparison feeds every hypothesis of a sentence a different token, so that a step mixing up rows (a sentence's
-hypotheses read as another's, or beam-major for sentence-major) cannot agree with the copies."""
+Each comparison feeds the hypotheses of a sentence tokens that differ, most of them words of that sentence's source
+(one source repeats a word, so CopyNet's selective read depends on which hypothesis's copy probabilities it reads),
+so that a step mixing up rows (a sentence's hypotheses read as another's, as each other's, or beam-major for
+sentence-major) cannot agree with the copies."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from paragen.models.state import Encoded
 from conftest import tiny_model
 
 VOCAB = Vocabulary.build([[["a", "b", "c", "d", "e", "f"]]])
-SOURCES = [["a", "b", "zz", "c"], ["d"], ["f", "a", "c", "e", "b"], ["qq", "b", "yy"]]
+SOURCES = [["a", "b", "zz", "c"], ["d"], ["f", "a", "c", "e", "b"], ["qq", "b", "yy"], ["c", "a", "c", "c"]]
 BEAMS = 3
 CONFIGURATIONS = [
     ("encdec", {}),
@@ -63,8 +65,13 @@ def test_a_step_over_shared_rows_gives_each_hypothesis_what_its_own_copy_gives(a
     state_shared = reorder_state(model.initial_state(encoded), rows)
     generator = torch.Generator().manual_seed(3)
     width = encoded.width  # copying models: extended ids, OOV slots included
+    lengths = batch.src_lengths.repeat_interleave(BEAMS)
     for step in range(4):
-        tokens = torch.randint(1, width, (n * BEAMS,), generator=generator)
+        # two in three hypotheses read a word of their own source (extended ids: OOVs too), the others any id
+        positions = (torch.rand(n * BEAMS, generator=generator) * lengths).long()
+        from_source = batch.src_ext.repeat_interleave(BEAMS, dim=0).gather(1, positions.unsqueeze(1)).squeeze(1)
+        anything = torch.randint(1, width, (n * BEAMS,), generator=generator)
+        tokens = torch.where(torch.rand(n * BEAMS, generator=generator) < 2 / 3, from_source, anything)
         assert tokens.view(n, BEAMS).unique(dim=1).size(1) > 1  # hypotheses of a sentence read different tokens
         ours, theirs = model.step(tokens, state_shared, shared), model.step(tokens, state_copies, copies)
         torch.testing.assert_close(ours.log_probs, theirs.log_probs, atol=1e-5, rtol=1e-5)
@@ -126,6 +133,14 @@ def test_the_search_over_shared_rows_returns_the_hypotheses_of_the_search_over_c
     assert compared == 3 * 3 * 2  # (1, 1), (4, 1), (4, 3) x 3 stopping rules x host checks on and off
     assert any(partly_left)  # shared rows were selected by sentence while others searched on
     assert any(len(s) == 3 for s in ours)  # the last setting kept several hypotheses per sentence
+
+
+def test_the_initial_state_is_made_per_sentence_before_the_rows_are_shared():
+    model = tiny_model("copynet", len(VOCAB))
+    encoded = model.encode(make_batch(SOURCES, None, VOCAB))
+    assert model.initial_state(encoded)["hidden"].size(0) == len(SOURCES)
+    with pytest.raises(ValueError, match="call it before Encoded.shared"):
+        model.initial_state(encoded.shared(BEAMS))
 
 
 def test_the_transformer_keeps_a_copy_per_hypothesis():

@@ -173,7 +173,8 @@ class CopyOutput(nn.Module):
 
     def modes(self, hidden: torch.Tensor, context: torch.Tensor, encoded: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
         """p(y, g | .) (..., vocab_size) and p(x_j, c | .) (..., src_len) under one normaliser (Eq. 4-5), for s and
-        c of shape (batch, size) (one step) or (batch, tgt_len, size) (every step): what the selective read needs."""
+        c of shape (batch, size) (one step) or (batch, tgt_len, size) (every step, or a sentence's hypotheses in
+        beam search, (sentences, beams, size)): what the selective read needs."""
         generate = self.generate.scores(hidden, context)
         keys = encoded.projections.get("copy")
         keys = self.project_memory(encoded.memory) if keys is None else keys

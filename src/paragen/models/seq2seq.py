@@ -84,6 +84,10 @@ class Seq2Seq(nn.Module):
         return Encoded(memory, mask, encoder.summary, batch.src_ext, width, owned, projections, encoder.finals, ~mask)
 
     def initial_state(self, encoded: Encoded) -> State:
+        """s_0 (and CopyNet's zero copy probabilities), one row per row of ``encoded``: per sentence, which beam
+        search then repeats for the sentence's hypotheses before it shares ``encoded`` (:meth:`Encoded.shared`)."""
+        if encoded.beams != 1:
+            raise ValueError("initial_state takes one row per sentence: call it before Encoded.shared")
         state = self.decoder.initial_state(encoded.summary, encoded.finals)
         if self.selective_read:
             state["copy_prev"] = torch.zeros_like(encoded.mask, dtype=encoded.memory.dtype)

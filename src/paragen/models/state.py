@@ -14,7 +14,8 @@ def float32_recurrence(like: torch.Tensor) -> torch.autocast:
 
 @dataclass
 class Encoded:
-    """Encoder results one batch carries through decoding."""
+    """Encoder results one batch carries through decoding. "batch" below is one row per sentence; the decoder's
+    rows are ``beams`` times as many when beam search shares these rows (:attr:`beams`)."""
 
     memory: torch.Tensor  # (batch, src_len, memory_size)
     mask: torch.Tensor  # (batch, src_len), True on real tokens
