@@ -42,13 +42,12 @@ CONFIGURATIONS = [
 IDS = ["encdec", "rnnsearch", "luong-2-layer", "dot", "copynet", "wean-lstm", "wean-concat", "sgate-spm"]
 
 
-def test_rows_repeat_each_sentence_for_its_consecutive_hypotheses():
+def test_shared_rows_keep_the_tensors_and_say_how_many_hypotheses_read_each():
     summary = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
     encoded = Encoded(summary.unsqueeze(1), torch.ones(2, 1, dtype=torch.bool), summary, torch.zeros(2, 1), 5)
-    assert encoded.beams == 1 and encoded.rows(summary) is summary
+    assert encoded.beams == 1
     shared = encoded.shared(3)
-    assert shared.beams == 3 and shared.memory is encoded.memory
-    assert shared.rows(summary).tolist() == [[1.0, 2.0]] * 3 + [[3.0, 4.0]] * 3
+    assert shared.beams == 3 and shared.memory is encoded.memory and shared.summary is summary
 
 
 @pytest.mark.parametrize("architecture,overrides", CONFIGURATIONS, ids=IDS)

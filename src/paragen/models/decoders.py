@@ -152,12 +152,10 @@ class RecurrentDecoder(nn.Module):
             new_state["upper_hidden"] = torch.stack(hiddens, dim=1)
             if self.cell_type == "lstm":
                 new_state["upper_cell"] = torch.stack(cells, dim=1)
-        weights = None
-        if self.attention is None:
-            new_state["context"] = encoded.rows(encoded.summary)
-        elif forcing is not None and forcing.attention is not None:
+        weights = None  # without attention c_t stays the encoder summary that initial_state put in the state
+        if self.attention is not None and forcing is not None and forcing.attention is not None:
             new_state["context"], weights = forcing.attention(self.top(new_state))
-        else:
+        elif self.attention is not None:
             new_state["context"], weights = self.attention(self.top(new_state), encoded.memory, encoded.mask,
                                                            encoded.projections.get("attention"), encoded.pad(),
                                                            encoded.beams)

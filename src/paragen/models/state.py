@@ -40,10 +40,6 @@ class Encoded:
         """These rows, each read by ``beams`` consecutive decoder rows."""
         return replace(self, beams=beams)
 
-    def rows(self, tensor: torch.Tensor) -> torch.Tensor:
-        """A tensor of one row per row of these results, (batch, ...), as one row per decoder row."""
-        return tensor if self.beams == 1 else tensor.repeat_interleave(self.beams, dim=0)
-
     def pad(self) -> torch.Tensor:
         """True on padding positions, (batch, src_len)."""
         return ~self.mask if self.padding is None else self.padding
