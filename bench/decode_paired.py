@@ -153,9 +153,9 @@ def main() -> None:
     for line in reading(rates):
         say(line)
     if args.out:
-        partial = args.out.with_name(args.out.name + ".partial")
-        partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        partial.replace(args.out)
+        from paragen.atomic import write_text
+
+        write_text(args.out, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

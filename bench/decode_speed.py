@@ -90,12 +90,12 @@ def main() -> None:
         count_operators(model, lambda: translate(model, sources, vocab, device=device, **decoding))
         return
     if args.write_nbest:
+        from paragen.atomic import atomic_open  # in every version this bench is run against (0e30d00 on)
+
         results = translate(model, sources, vocab, device=device, **decoding)
-        partial = args.write_nbest.with_name(args.write_nbest.name + ".partial")
-        with partial.open("w", encoding="utf-8") as handle:
+        with atomic_open(args.write_nbest) as handle:  # `paragen decode`'s lines (paragen.cli.models)
             handle.writelines(json.dumps({"nbest": [" ".join(h) for h in r.nbest], "scores": r.scores},
                                          ensure_ascii=False) + "\n" for r in results)
-        partial.replace(args.write_nbest)
         print(f"code: {Path(paragen.__file__).parent}; {len(results)} n-best lists written to {args.write_nbest}")
         return
     if args.profile:
