@@ -31,8 +31,8 @@ def _tanh_in_place(x: torch.Tensor) -> torch.Tensor:
     """tanh of ``x``, in place. Without gradients on the CPU (search, validation) it is 2σ(2x) − 1: torch's CPU
     tanh kernel ran about five times slower than its sigmoid on the AVX512 CPU measured (``bench/tanh_speed.py``),
     and the additive score's (batch, [beams,] src_len, size) tensor is the largest a decoder step makes
-    (docs/speed.md). The two agree to about 2e-7; training and
-    GPUs (where tanh is one fast kernel, and four would be four launches) keep ``tanh_``."""
+    (docs/speed.md). The two agree to about 2e-7. Training and GPUs (where tanh is one fast kernel, and four would
+    be four launches) keep ``tanh_``."""
     if x.device.type == "cpu" and not torch.is_grad_enabled():
         return x.mul_(2).sigmoid_().mul_(2).sub_(1)
     return x.tanh_()
