@@ -65,9 +65,9 @@ def test_the_csv_gives_each_seed_run_separated_by_semicolons():
     table.training = {"A": [(1, TrainingOutcome(best_epoch=3, epochs_run=5, max_epochs=9, patience=2)),
                             (2, TrainingOutcome(best_epoch=8, epochs_run=9, max_epochs=9, patience=2))]}
     lines = to_csv(table).splitlines()
-    assert lines[0] == ("table,row,column,paper,reproduced,difference,note,best_epoch,epochs_run,hit_epoch_cap,sd,"
+    assert lines[0] == ("table,row,column,unit,paper,reproduced,difference,note,best_epoch,epochs_run,hit_epoch_cap,sd,"
                         "seeds,per_seed")
-    assert lines[1] == "t,A,bleu,40.0,41.234,1.234,,3;8,5;9,false;true,0.5,1;2,40.734;41.734"
+    assert lines[1] == "t,A,bleu,,40.0,41.234,1.234,,3;8,5;9,false;true,0.5,1;2,40.734;41.734"
 
 
 def test_the_csv_ends_each_line_with_a_line_feed_alone():

@@ -75,8 +75,12 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
     assert "Exact match" not in md  # no exact-match column, so the caption does not define it
     assert "Sentences: valid 12, test 12." in md
     header, *rows = csv_text.splitlines()
-    assert header == "table,row,column,reproduced,note,best_epoch,epochs_run,hit_epoch_cap"
-    assert rows[0] == "mine,WEAN,valid/bleu,41.0,,2,2,true" and rows[3] == "mine,WEAN,test/sari,33.25,,2,2,true"
+    assert header == "table,row,column,unit,reproduced,note,best_epoch,epochs_run,hit_epoch_cap"
+    bleu = "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens, zh for CJK text (auto) of words, against " \
+        "every reference"  # the scores here record no tokenizer: the dataset's evaluation settings say it
+    sari = "SARI 0-100 on lowercased whitespace tokens of words, against the source and every reference"
+    assert rows[0] == f'mine,WEAN,valid/bleu,"{bleu}",41.0,,2,2,true'
+    assert rows[3] == f'mine,WEAN,test/sari,"{sari}",33.25,,2,2,true'
     assert r"WEAN & 41.0 & 35.5 & 39.0 & 33.3 \\" in tex and "Cells: our runs' scores." in tex
 
 
@@ -91,8 +95,11 @@ def test_exact_match_is_a_column_where_the_data_is_scored_with_it(tmp_path, monk
             in lines)  # columns: [bleu, sari] as given; exact added because the data asks for it
     assert "| WEAN | 41.0 | 35.5 | 25.0 | 39.0 | 33.0 | 8.5 |" in lines
     assert "| identity | — | — | — | 20.0 | 18.0 | 0.0 |" in lines
-    assert "Exact match: % of outputs equal to the first reference, token for token." in md
-    assert "mine,WEAN,test/exact,8.5," in csv_text
+    # the caption's units sentence defines it once; the CSV gives each cell its column's unit
+    assert "exact match: % of outputs equal to the first reference, token for token (BPE undone)" in md
+    assert md.count("% of outputs equal to the first reference") == 1
+    assert 'mine,WEAN,test/exact,"exact match: % of outputs equal to the first reference, token for token (BPE undone)",8.5,' \
+        in csv_text
 
 
 def test_exact_match_is_scored_by_paragen_evaluate_against_the_first_reference(tmp_path):

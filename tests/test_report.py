@@ -39,8 +39,8 @@ def test_cells_show_paper_reproduced_difference_and_reasons(tmp_path):
     assert "| RNNSearch | 99.0 / — |" in md
     assert "Caption." in md and "not yet run" in md
     csv_text = to_csv(table)
-    assert "t,CopyNet,x->0,97.3,90.0,-7.3," in csv_text  # the CSV keeps exact values, unrounded
-    assert "t,WEAN,x->x,,95.0,,not in paper" in csv_text
+    assert "t,CopyNet,x->0,,97.3,90.0,-7.3," in csv_text  # the CSV keeps exact values, unrounded
+    assert "t,WEAN,x->x,,,95.0,,not in paper" in csv_text
     tex = to_latex(table)
     assert r"x $\rightarrow$ $\emptyset$" in tex and r"\label{tab:t}" in tex
 
@@ -104,7 +104,7 @@ def test_tables_state_best_epoch_epochs_run_and_the_cap(tmp_path):
     assert "- Enc-Dec: best epoch 1 of 3 run; stopped early (2 epochs without a validation gain)" in md
     csv_text = to_csv(table)
     assert csv_text.splitlines()[0].endswith(",best_epoch,epochs_run,hit_epoch_cap")
-    assert "t,CopyNet,x->0,97.3,90.0,-7.3,,3,3,true" in csv_text and "t,Enc-Dec,x->0,100.0,90.0,-10.0,,1,3,false" in csv_text
+    assert "t,CopyNet,x->0,,97.3,90.0,-7.3,,3,3,true" in csv_text and "t,Enc-Dec,x->0,,100.0,90.0,-10.0,,1,3,false" in csv_text
     assert "best epoch" not in to_latex(table)  # training lines stay in the Markdown, not the LaTeX caption
 
 

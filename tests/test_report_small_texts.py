@@ -34,12 +34,12 @@ def test_record_keeps_each_bound_and_defaults_groups_and_lines_to_empty():
 
 
 def test_own_data_caption_word_for_word():
-    assert describe_own(["test"], False) == ("Your own data: no paper reports numbers for these rows; every cell is "
-                                             "a score of our runs, on the test split. ")
-    assert describe_own(["valid", "test"], True) == (
+    assert describe_own(["test"]) == ("Your own data: no paper reports numbers for these rows; every cell is "
+                                      "a score of our runs, on the test split. ")
+    assert describe_own(["valid", "test"]) == (
         "Your own data: no paper reports numbers for these rows; every cell is a score of our runs, on each split "
         "decoded: valid, test. Training selected each model on valid, so its valid scores flatter it; the other "
-        "splits are unseen. Exact match: % of outputs equal to the first reference, token for token. ")
+        "splits are unseen. ")
 
 
 def test_sweep_trend_is_the_tables_trend_line_or_nothing(tmp_path):

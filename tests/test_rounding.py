@@ -89,10 +89,10 @@ def test_an_own_table_rounds_half_up():
 def test_the_csv_keeps_the_metrics_files_numbers_and_their_exact_difference():
     table = _table({"a": Cell(88.8, 88.85, interval=(88.05, 89.65)), "b": Cell(None, 95.0, "not in paper")})
     header, a, b = to_csv(table).splitlines()
-    assert header == ("table,row,column,paper,reproduced,difference,note,best_epoch,epochs_run,hit_epoch_cap,"
+    assert header == ("table,row,column,unit,paper,reproduced,difference,note,best_epoch,epochs_run,hit_epoch_cap,"
                       "ci95_low,ci95_high")
-    assert a == "t,a,m,88.8,88.85,0.05,,,,,88.05,89.65"  # not 0.04999999999999716 (the binary difference)
-    assert b == "t,b,m,,95.0,,not in paper,,,,,"
+    assert a == "t,a,m,,88.8,88.85,0.05,,,,,88.05,89.65"  # not 0.04999999999999716 (the binary difference)
+    assert b == "t,b,m,,,95.0,,not in paper,,,,,"
 
 
 def test_a_decimal_stays_as_it_is_and_a_float_becomes_its_shortest_repr():

@@ -114,7 +114,7 @@ def test_a_missing_seed_leaves_the_cell_empty_rather_than_averaging_the_others(t
 def test_single_run_tables_keep_their_columns(tmp_path):
     paper = PaperTable.load("copynet_table1")
     table = fill_table("t", "T", "C.", paper, {"CopyNet": _metrics(tmp_path / "c.json", {"x->0": 90.0})})
-    assert to_csv(table).splitlines()[0] == ("table,row,column,paper,reproduced,difference,note,best_epoch,"
+    assert to_csv(table).splitlines()[0] == ("table,row,column,unit,paper,reproduced,difference,note,best_epoch,"
                                              "epochs_run,hit_epoch_cap")
     assert "±" not in to_markdown(table)
 

@@ -36,3 +36,11 @@ def cjk_share(lines: Iterable[str]) -> float:
                 cjk += is_cjk(char)
     return cjk / total if total else 0.0
 
+
+
+def unit_by_script(lines: Iterable[str], cjk_unit: str, word_unit: str) -> tuple[str, bool]:
+    """The unit ``auto`` stands for on these lines (the references): ``cjk_unit`` on CJK text, else ``word_unit``;
+    and whether the text is CJK. One rule for every scorer (``paragen score``, ``paragen evaluate``, validation), so
+    a metric is on the same unit wherever it is computed: characters for Chinese, words for English."""
+    cjk = cjk_share(lines) >= CJK_THRESHOLD
+    return (cjk_unit if cjk else word_unit), cjk

@@ -106,8 +106,8 @@ def clustered_test(config: ParagenConfig, experiment: str, baseline: str, tags_f
 def cmd_system(args: argparse.Namespace) -> None:
     from paragen.simplification.outputs import write_system_output
 
-    path = write_system_output(load_params(args), args.name)
-    print(f"{args.name}: wrote {path}")
+    paths = write_system_output(load_params(args), args.name)
+    print(f"{args.name}: wrote {', '.join(map(str, paths))}")
 
 
 def cmd_skip_sweep(args: argparse.Namespace) -> None:

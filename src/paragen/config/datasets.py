@@ -51,7 +51,10 @@ class Evaluation(_Strict):
     metrics: list[Literal["bleu", "sari", "rouge", "oddgen"]] = Field(
         ["bleu"], min_length=1, description="oddgen: 004 §6.1's odd-generation counts against the first reference")
     lowercase: bool = Field(True, description="BLEU/SARI on lowercased 13a tokens, as the published tables")
-    rouge_unit: Literal["word", "char"] = Field("char", description="ROUGE tokens (LCSTS: characters)")
+    rouge_unit: Literal["auto", "word", "char"] = Field(
+        "auto", description="ROUGE tokens: auto picks them from the references' script, characters for CJK text (at "
+        "least 30 % of characters), words otherwise, as `paragen score` does; word or char forces one (a word unit on "
+        "CJK text is refused: rouge-score deletes CJK characters)")
     rouge_perl_exceptions: Literal["wordnet", "none"] = Field(
         "wordnet", description="ROUGE-1.5.5's -m: 'wordnet' maps words through WordNet 2.0's exception lists before "
         "Porter stemming (went -> go); 'none' is Porter alone, as published ROUGE-1.5.5 setups without a readable "
@@ -65,8 +68,8 @@ class Evaluation(_Strict):
 
     @model_validator(mode="after")
     def _perl_scores_words(self) -> "Evaluation":
-        if self.rouge_perl and self.rouge_unit != "word":
-            raise ValueError("rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word")
+        if self.rouge_perl and self.rouge_unit == "char":
+            raise ValueError("rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word (or auto)")
         return self
 
 

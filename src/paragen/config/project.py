@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Iterable, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict
 from paragen.config.local_data import LocalDataset, check_local_dataset
 from paragen.config.matrix import MatrixConfig
@@ -48,6 +48,7 @@ class ParagenConfig(_Strict):
     tables: dict[Name, TableConfig] = Field(description="the paper tables to reproduce, and your own")
     matrix: MatrixConfig | None = Field(None, description="the mechanism x task matrix (suite `matrix`, "
                                         "docs/matrix.md); none: no such suite")
+    _implicit_systems: set[str] = PrivateAttr(default_factory=set)  # own tables' source rows (config.own_tables)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "ParagenConfig":
@@ -102,6 +103,7 @@ class ParagenConfig(_Strict):
             if suite not in known_suites:
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
         self._check_figures()
+        self._check_curves()
         self._check_comparisons()
         self._check_closest_epochs()
         self._check_systems()
@@ -113,11 +115,35 @@ class ParagenConfig(_Strict):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
         from paragen.config.matrix import expand_matrix
+        from paragen.config.own_tables import add_source_rows
         from paragen.config.seeds import add_replicas
 
         expand_matrix(self)
         add_replicas(self)
+        self._implicit_systems = add_source_rows(self)
         return self
+
+    def declared_in_params(self, system: str) -> bool:
+        """Whether ``systems.<system>`` is a key of params.yaml (not an implicit source row's system): only such
+        keys may be a stage's DVC params."""
+        return system in self.systems and system not in self._implicit_systems
+
+    def _check_curves(self) -> None:
+        """A scores table draws its trained rows' validation curves on one axis: the rows select checkpoints by one
+        metric, or every row's training logs one metric in common (``log_metrics``)."""
+        for name, table in self.tables.items():
+            trained = {label: e for label, e in table.rows.items() if e in self.experiments}
+            trainings = {self.experiments[e].training: self.training[self.experiments[e].training]
+                         for e in trained.values()}
+            if table.kind != "scores" or len({t.valid_metric for t in trainings.values()}) < 2:
+                continue
+            logged = [set(t.log_metrics) for t in trainings.values()]
+            if set.intersection(*logged):
+                continue
+            by = ", ".join(f"training.{n}: {t.valid_metric}" for n, t in trainings.items())
+            raise ValueError(f"tables.{name}: its rows select checkpoints by different metrics ({by}), and its "
+                             "validation curves need one metric on one axis: give every one of these trainings the "
+                             "same log_metrics entry (e.g. log_metrics: [bleu] in each), or one valid_metric")
 
     def _check_comparisons(self) -> None:
         """Compared rows are trained rows of their table, on one dataset, with a metric it is scored with."""
@@ -241,6 +267,14 @@ class ParagenConfig(_Strict):
         """The splits an experiment on ``dataset`` decodes and scores."""
         spec = self.datasets[dataset]
         return list(spec.test_splits) if isinstance(spec, RealDataset) else ["test"]
+
+    def splits_of(self, row: str) -> list[str]:
+        """The splits a row's output is written and scored on: an experiment's test splits; an identity system's too
+        (the source is there on every split); any other system's test split alone."""
+        system = self.systems.get(row)
+        if system is None or system.method == "identity":
+            return self.test_splits(self.dataset_of(row))
+        return ["test"]
 
     def evaluation(self, name: str) -> "Evaluation | None":
         """How ``paragen evaluate`` scores an experiment or system (None: exact match by ``paragen score``)."""

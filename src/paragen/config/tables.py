@@ -139,6 +139,10 @@ class TableConfig(_Strict):
     kind: Literal["scores", "parameters"] = Field(
         "scores", description="scores: metrics of trained systems; parameters: output-layer sizes (WEAN Table 5)")
     rows: dict[str, str] = Field(default_factory=dict, description="row label -> experiment or system name")
+    source_row: bool = Field(
+        True, description="paper: own: a first row 'source (identity)', the test sources scored as outputs (every "
+        "split the rows decode): the baseline a rewrite must beat; false: leave it out. Added unless a row is an "
+        "identity system on that dataset already (paragen.config.own_tables)")
     grid: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="parameters tables: row label -> column label -> experiment")
     note: str = Field("", description="appended to the caption (e.g. 'not the paper's setup'); keep the caption "

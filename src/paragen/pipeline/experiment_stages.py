@@ -169,15 +169,14 @@ def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
     spec = config.datasets[dataset]
     assert isinstance(spec, (RealDataset, HeadlineSyntheticDataset))
     metrics, headline = metrics_path(row), headline_path(row)
-    hyps = tuple(hyp_path(row, split) for split in config.test_splits(dataset)) if row in config.experiments \
-        else (hyp_path(row),)
+    hyps = tuple(hyp_path(row, split) for split in config.splits_of(row))
     if isinstance(spec, RealDataset) and spec.evaluation.report_protocol:  # 003's protocol reads the Turk files
         hyps += (fetch_marker("turkcorpus", fetch_scopes(config).get("turkcorpus", "eval")),)
     return Stage(
         name=f"evaluate_{row}", step="score",
         cmd=shell_command("paragen", "evaluate", "--params", PARAMS_FILE, "--experiment", row),
         deps=hyps + data.test_deps, params=set_keys(dataset, spec, ("evaluation", "test_splits"))
-        + ((f"systems.{row}",) if row in config.systems else ()),  # a skip row averages over its seeds
+        + ((f"systems.{row}",) if config.declared_in_params(row) else ()),  # a skip row averages over its seeds
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline))
 
 
@@ -186,7 +185,7 @@ def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
     system = config.systems[name]
     test_deps = experiment_data(config, name).test_deps
     deps = test_deps
-    params = [f"systems.{name}"]
+    params = [f"systems.{name}"] if config.declared_in_params(name) else []
     if system.rules is not None:
         deps += rule_markers(config, [system.rules])
         params.append(f"rules.{system.rules}")
@@ -196,7 +195,8 @@ def system_stages(config: ParagenConfig, name: str) -> list[Stage]:
         deps += (output_vocabulary(config, system.dataset),)
     result = [Stage(name=f"system_{name}", step="decode",
                     cmd=shell_command("paragen", "system", "--params", PARAMS_FILE, "--name", name),
-                    deps=deps, params=tuple(params), outs=(hyp_path(name),)),
+                    deps=deps, params=tuple(params),
+                    outs=tuple(hyp_path(name, split) for split in config.splits_of(name))),
               evaluate_stage(config, name)]
     if system.sweep:
         dataset = config.dataset_of(name)

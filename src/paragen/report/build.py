@@ -24,6 +24,7 @@ from paragen.report.provenance import publish_provenance
 from paragen.report.reading import metric_label, reading_lines, rule_text
 from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
+from paragen.report.units import column_units, units_sentence
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
 from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
 
@@ -54,9 +55,9 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
     counts = _split_counts(scored, own_splits(config, spec)) if plan.own else \
         sorted({_sentence_count(metrics) for metrics in scored})
     published = f"{paper.metric[0].upper()}{paper.metric[1:]}. Published numbers: {paper.paper}, {paper.table}. "
-    exact = any(c.key.rsplit("/", 1)[-1] == "exact" for c in paper.columns)
-    own = describe_own(own_splits(config, spec), exact) if plan.own else ""
-    caption = ((own or published)
+    own = describe_own(own_splits(config, spec)) if plan.own else ""
+    units = column_units(config, paper.columns, experiments + systems, scored)
+    caption = ((own or published) + units_sentence(paper.columns, units).lstrip() + " "
                + (describe_scale(config, experiments) if experiments else "")
                + (f" {'Sentences' if plan.own else 'Test sentences'}: {', '.join(counts)}." if counts else "")
                + (ceiling_text(config, experiments) + overlap_text(config, experiments) if experiments else "")
@@ -65,6 +66,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
                   " No paper reports numbers for these rows: every reproduced cell is ours."))
     rescored = read_rescored(artifacts.PUBLISHED_OUTPUTS_CSV) if plan.rescored else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
+    table.units = units
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
                                              describe_embeddings(config, spec.rows)) if text.strip()]
     ran = plan.trained_rows()

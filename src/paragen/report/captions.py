@@ -65,15 +65,14 @@ def describe_scale(config: ParagenConfig, experiments: list[str]) -> str:
             f"bi-{config.models[first.model].cell.upper()} encoder, {size_text}; " + _beams_text(config, experiments))
 
 
-def describe_own(splits: list[str], exact: bool) -> str:
-    """Caption text of a table of your own data (``paper: own``): that no paper reports its rows, the splits its
-    columns score (valid flatters: training selected each model on it) and what exact match counts."""
+def describe_own(splits: list[str]) -> str:
+    """Caption text of a table of your own data (``paper: own``): that no paper reports its rows and the splits its
+    columns score (valid flatters: training selected each model on it). What each metric counts, exact match
+    included, is the units sentence's (:mod:`paragen.report.units`)."""
     text = ("Your own data: no paper reports numbers for these rows; every cell is a score of our runs, on "
             + (f"the {splits[0]} split." if len(splits) == 1 else f"each split decoded: {', '.join(splits)}."))
     if "valid" in splits:
         text += " Training selected each model on valid, so its valid scores flatter it; the other splits are unseen."
-    if exact:
-        text += " Exact match: % of outputs equal to the first reference, token for token."
     return text + " "
 
 

@@ -86,7 +86,7 @@ SEEDED_LEGEND = " Where a row trained from several seeds: mean ± sample sd over
 
 
 def to_csv(table: ResultTable) -> str:
-    """One line per cell. A table with several seeds per row adds ``sd``, ``seeds`` and ``per_seed`` columns
+    """One line per cell, with the unit of its column's metric. A table with several seeds per row adds ``sd``, ``seeds`` and ``per_seed`` columns
     (``;``-separated, in seed order) and gives ``best_epoch``/``epochs_run``/``hit_epoch_cap`` per seed the same
     way; ``reproduced`` is then the mean. A table of your own data has no ``paper`` and ``difference`` columns.
     Numbers are exact, not rounded (the metrics file's value; ``difference``: reproduced − paper as decimals), so a
@@ -95,7 +95,7 @@ def to_csv(table: ResultTable) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     seeded = table.seeded
     compared = [] if table.own else ["paper"]
-    writer.writerow(["table", "row", "column", *compared, "reproduced", *(["difference"] if compared else []),
+    writer.writerow(["table", "row", "column", "unit", *compared, "reproduced", *(["difference"] if compared else []),
                      "note", "best_epoch", "epochs_run", "hit_epoch_cap"]
                     + (["sd", "seeds", "per_seed"] if seeded else []) + (["ci95_low", "ci95_high"] if table.intervals
                                                                            else []))
@@ -107,7 +107,8 @@ def to_csv(table: ResultTable) -> str:
             [str(o.hit_cap).lower() for o in outcomes])]
         for c in table.columns:
             cell = table.cells[(row, c.key)]
-            line = [table.name, row, c.key, *([fmt(cell.paper)] if compared else []), fmt(cell.reproduced),
+            line = [table.name, row, c.key, table.units.get(c.key, ""), *([fmt(cell.paper)] if compared else []),
+                    fmt(cell.reproduced),
                     *([_csv_difference(cell)] if compared else []), cell.note, *run]
             if seeded:
                 line += [fmt(cell.sd), ";".join(str(s) for s, _ in cell.per_seed),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paragen import artifacts
+from paragen.atomic import write_text
 from paragen.report.provenance import SETTINGS_FILE, restore
 
 QUOTED_TABLES = (artifacts.PUBLISHED_OUTPUTS_CSV,)
@@ -32,6 +33,7 @@ class Stale:
 
     path: str
     detail: str
+    refreshed: bool = False  # ``check_tables(write=True)`` replaced it by its rebuild
 
     def describe(self) -> str:
         return f"{self.path}: {self.detail}"
@@ -79,9 +81,12 @@ def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str
     return settings["table"], None
 
 
-def check_tables(root: str | Path, names: list[str] | None = None) -> tuple[list[Stale], list[str]]:
+def check_tables(root: str | Path, names: list[str] | None = None,
+                 write: bool = False) -> tuple[list[Stale], list[str]]:
     """(stale files, tables checked): every table with provenance under ``root`` (or those in ``names``) rebuilt
-    and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too."""
+    and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too.
+    ``write``: a file whose rebuild differs, or that only the rebuild writes, is replaced by the rebuild (after a
+    change to the report code: the same inputs, the current code); it is still listed, as refreshed."""
     from paragen.config import load_config
 
     root = Path(root)
@@ -108,12 +113,16 @@ def check_tables(root: str | Path, names: list[str] | None = None) -> tuple[list
                 committed, rebuilt = root / path, scratch / path
                 if not committed.exists():
                     if rebuilt.exists():
-                        stale.append(Stale(path, "the rebuild writes it, but it is not committed"))
+                        if write:
+                            write_text(committed, rebuilt.read_text(encoding="utf-8"))
+                        stale.append(Stale(path, "the rebuild writes it, but it is not committed", write))
                     continue
                 if not rebuilt.exists():
                     stale.append(Stale(path, "committed, but the rebuild does not write it"))
                     continue
                 detail = _diff(committed, rebuilt, path)
                 if detail is not None:
-                    stale.append(Stale(path, detail))
+                    if write:
+                        write_text(committed, rebuilt.read_text(encoding="utf-8"))
+                    stale.append(Stale(path, detail, write))
     return stale, [p.name for p in kept]

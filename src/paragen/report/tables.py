@@ -68,6 +68,8 @@ class ResultTable:
     setup: list[str] = field(default_factory=list)
     """Provenance too long for the caption (rows without training, embeddings, per-run wall times), one paragraph
     each: printed under the table in Markdown, not in the LaTeX caption."""
+    units: dict[str, str] = field(default_factory=dict)
+    """Column key -> the unit and tokenisation of its metric (:mod:`paragen.report.units`): the CSV's ``unit``."""
     own: bool = False
     """A table of your own data (``paper: own``): no paper to compare with, so a cell is our number alone (no "— /"
     before it, no difference after it, no paper or difference column in the CSV)."""

@@ -33,7 +33,7 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
     remove_bpe = restores_bpe(dataset)
     system = config.systems.get(experiment)
     oracle = system is not None and system.method == "oracle"
-    splits = config.test_splits(dataset_name) if experiment in config.experiments else ["test"]
+    splits = config.splits_of(experiment)
     if oracle and system.reference == "leave_one_out":
         scored = {"test": evaluate_leave_one_out(dataset.evaluation, data.directory, remove_bpe=remove_bpe)}
     elif system is not None and system.method == "skip" and system.seeds > 1:

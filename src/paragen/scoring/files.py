@@ -17,7 +17,7 @@ import numpy as np
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
 from paragen.metrics.exact import accuracy_by_tag
-from paragen.text_script import CJK_THRESHOLD, cjk_share
+from paragen.text_script import CJK_THRESHOLD, cjk_share, unit_by_script
 
 METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
 
@@ -118,12 +118,12 @@ def _choose_unit(request: ScoreRequest, refs: list[list[str]], flag: str, reques
                  word_units: tuple[str, ...], why: str) -> tuple[str, str]:
     """``auto`` resolves to ``cjk_unit`` on CJK references, else the first of ``word_units``; a word unit
     asked for explicitly on CJK text is refused (it would score near 0 without a word of warning)."""
-    share = cjk_share(line for ref_set in refs for line in ref_set)
-    cjk = share >= CJK_THRESHOLD
+    lines = [line for ref_set in refs for line in ref_set]
+    chosen, cjk = unit_by_script(lines, cjk_unit, word_units[0])
     if requested == "auto":
-        chosen = cjk_unit if cjk else word_units[0]
         return chosen, f"auto: {'CJK text detected, ' if cjk else ''}{flag} {chosen}"
     if cjk and requested in word_units:
+        share = cjk_share(lines)
         raise CorpusError(f"{request.refs[0]}: the references are CJK text ({share:.0%} of characters), which "
                           f"{flag} {requested} {why}; use {flag} {cjk_unit} (or auto)")
     return requested, f"{flag} {requested}"

@@ -20,12 +20,14 @@ from paragen.simplification.ppdb import load_rules
 log = logging.getLogger(__name__)
 
 
-def system_output(config: ParagenConfig, name: str) -> list[str]:
+def system_output(config: ParagenConfig, name: str, split: str = "test") -> list[str]:
+    """A system's output on ``split`` (an identity system has one on each of its dataset's test splits,
+    :meth:`~paragen.config.ParagenConfig.splits_of`; the others on test alone)."""
     if name not in config.systems:
         raise ConfigError(f"unknown system {name!r}; allowed values: {sorted(config.systems)}")
     spec = config.systems[name]
     directory = artifacts.experiment_data(config, name).directory
-    source_path = Path(directory) / "test.src"
+    source_path = Path(directory) / f"{split}.src"
     sources = read_lines(source_path)
     if spec.method == "identity" and spec.vocabulary_only:
         from paragen.data.vocabulary import UNK, Vocabulary
@@ -56,9 +58,14 @@ def system_output(config: ParagenConfig, name: str) -> list[str]:
     return systems.paraphrase(inputs, Paraphraser(rules))
 
 
-def write_system_output(config: ParagenConfig, name: str) -> Path:
-    lines = system_output(config, name)
-    path = Path(artifacts.hyp_path(name))
-    with atomic_open(path) as handle:
-        handle.writelines(line + "\n" for line in lines)
-    return path
+def write_system_output(config: ParagenConfig, name: str) -> list[Path]:
+    """The system's output files, one per split it is scored on, each written atomically."""
+    if name not in config.systems:
+        raise ConfigError(f"unknown system {name!r}; allowed values: {sorted(config.systems)}")
+    paths = []
+    for split in config.splits_of(name):
+        lines = system_output(config, name, split)
+        paths.append(Path(artifacts.hyp_path(name, split)))
+        with atomic_open(paths[-1]) as handle:
+            handle.writelines(line + "\n" for line in lines)
+    return paths

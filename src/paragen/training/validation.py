@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from paragen.data.corpus import ParallelCorpus, check_aligned, read_lines, reference_files
 from paragen.metrics.exact import exact_match
+from paragen.text_script import unit_by_script
 
 Validator = Callable[[list[list[str]]], float]
 
@@ -27,16 +28,22 @@ def reference_sets(directory: str | Path, split: str) -> list[list[str]]:
 
 
 def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Sequence[str]] | None = None,
-                   lowercase: bool = True, rouge_unit: str = "char") -> Validator:
+                   lowercase: bool = True, rouge_unit: str = "auto") -> Validator:
     """A function from hypotheses to the ``metric`` (``exact_match``, ``bleu``, ``sari`` (legacy, against the
-    validation sources) or ``rouge2``) on ``data``."""
+    validation sources) or ``rouge2``) on ``data``.
+
+    The hypotheses and references are the model's tokens (BPE pieces where the data is segmented so: the curves
+    say so, :func:`validation_unit`). BLEU's tokenizer and ROUGE's ``auto`` unit follow the references' script as
+    the test scores' do (:func:`paragen.text_script.unit_by_script`): 13a / words for English, zh / characters for
+    Chinese."""
     refs = [list(r) for r in references] if references else [[" ".join(t) for t in data.targets]]
     if metric == "exact_match":
         return lambda hyps: exact_match(hyps, data.targets)
     if metric == "bleu":
         from paragen.metrics.bleu import corpus_bleu
 
-        return lambda hyps: corpus_bleu([" ".join(h) for h in hyps], refs, lowercase).score
+        tokenize = unit_by_script(refs[0], "zh", "13a")[0]
+        return lambda hyps: corpus_bleu([" ".join(h) for h in hyps], refs, lowercase, tokenize).score
     if metric == "sari":
         from paragen.metrics.sari import corpus_sari
 
@@ -47,5 +54,6 @@ def make_validator(metric: str, data: ParallelCorpus, references: Sequence[Seque
     if metric == "rouge2":
         from paragen.metrics.rouge import corpus_rouge
 
-        return lambda hyps: corpus_rouge([" ".join(h) for h in hyps], refs[0], rouge_unit).rouge2
+        unit = unit_by_script(refs[0], "char", "word")[0] if rouge_unit == "auto" else rouge_unit
+        return lambda hyps: corpus_rouge([" ".join(h) for h in hyps], refs[0], unit).rouge2
     raise ValueError(f"no validator for {metric!r}; allowed values: exact_match, bleu, sari, rouge2")
