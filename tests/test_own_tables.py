@@ -19,7 +19,8 @@ TABLE_MD, TABLE_CSV, TABLE_TEX = (f"results/tables/mine.{suffix}" for suffix in 
 
 def own_config(tmp_path: Path, monkeypatch, **mine):
     """The tiny configuration with test_local_data's dataset ``mine`` (its keys updated by ``mine``), its table of
-    your own with one WEAN row, and an identity row (a system: it scores the test split alone); cwd: tmp_path."""
+    your own with one WEAN row, and an identity row (a system; its metrics below are written for test alone); cwd:
+    tmp_path."""
     from paragen.config import load_config
 
     shutil.copy(ROOT / "tests/fixtures/tiny_params.yaml", tmp_path / "params.yaml")
