@@ -286,4 +286,5 @@ def test_each_session_records_the_stopping_rule_it_trained_under(tmp_path, tiny_
     data = _data(tmp_path, tiny_config)
     _run(tmp_path, "rule", tiny_config, data, max_epochs=2)
     sessions = json.loads((tmp_path / "rule" / "sessions.json").read_text())
-    assert sessions[0]["stopping"] == {"max_epochs": 2, "patience": 10, "min_epochs": 0}
+    assert sessions[0]["stopping"] == {"max_epochs": 2, "patience": 10, "min_epochs": 0,
+                                       "floor_by_loss": False}

@@ -41,6 +41,10 @@ class TrainingConfig(_Strict):
     min_epochs: NonNegativeInt = Field(
         0, description="no early stop before this epoch: a model whose validation metric is still flat at its "
         "floor (e.g. ROUGE-2 0 before it emits any right bigram) has not plateaued, it has not started")
+    floor_by_loss: bool = Field(
+        False, description="while the validation metric is still 0 (its floor: tiny data, the first epochs), an epoch "
+        "whose validation loss falls counts as a gain for early stopping and model selection, so a run does not stop, "
+        "or keep its first epoch's weights, before the metric can move (the `small` preset sets it)")
     clip_norm: Annotated[float, Field(gt=0.0)] = Field(5.0, description="gradients rescaled to at most this L2 norm")
     valid_metric: Literal["exact_match", "bleu", "sari", "rouge2", "neg_loss"] = Field(
         "exact_match", description="model selection on the validation set (greedy decoding); never the test set")

@@ -29,6 +29,7 @@ class TrainState:
     # One entry per process that trained: the first epoch it ran and the device it ran on, so a table can name
     # the hardware and show where a run was split (absent from states saved before it: empty).
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    best_loss: float = float("inf")  # floor_by_loss: the lowest validation loss while the metric sat at 0
 
     def stopped(self, training: TrainingConfig) -> bool:
         """The stopping rule: ``patience`` epochs without a validation gain (counted only from ``min_epochs``
@@ -36,9 +37,18 @@ class TrainState:
         early = self.bad_epochs >= training.patience and self.epoch >= training.min_epochs
         return early or self.epoch >= training.max_epochs
 
-    def record(self, epoch: int, metric: float) -> bool:
-        """Account one epoch's validation score; True when it is the best so far."""
+    def record(self, epoch: int, metric: float, loss: float | None = None, floor_by_loss: bool = False) -> bool:
+        """Account one epoch's validation score; True when it is the best so far. With ``floor_by_loss``, while
+        the metric is still at its floor (0 now and for every epoch before), a lower validation ``loss`` is the
+        gain: the first epochs of a run on tiny data otherwise all tie at 0, and the run stops (``patience``) or
+        keeps epoch 1's weights before the metric can move."""
         self.epoch = epoch
+        if floor_by_loss and loss is not None and metric <= 0.0 and self.best_metric <= 0.0:
+            if loss < self.best_loss:
+                self.best_metric, self.best_loss, self.best_epoch, self.bad_epochs = metric, loss, epoch, 0
+                return True
+            self.bad_epochs += 1
+            return False
         if metric > self.best_metric:
             self.best_metric, self.best_epoch, self.bad_epochs = metric, epoch, 0
             return True
@@ -49,7 +59,7 @@ class TrainState:
 def _replay(log_rows: list[dict[str, float]], training: TrainingConfig) -> TrainState:
     replay = TrainState()
     for row in log_rows:
-        replay.record(int(row["epoch"]), row["valid_metric"])
+        replay.record(int(row["epoch"]), row["valid_metric"], row.get("valid_loss"), training.floor_by_loss)
         if replay.stopped(training):
             break
     return replay
@@ -92,7 +102,7 @@ def training_outcome(log_rows: list[dict[str, float]], training: TrainingConfig)
                            training.min_epochs)
 
 
-STOPPING_KEYS = ("max_epochs", "patience", "min_epochs")
+STOPPING_KEYS = ("max_epochs", "patience", "min_epochs", "floor_by_loss")
 """The settings of the stopping rule a training session records (``sessions.json``): a report judges a run by
 them, not by whatever params.yaml says later."""
 
@@ -103,4 +113,5 @@ def trained_with(sessions: list[dict[str, Any]], current: TrainingConfig) -> Tra
     recorded = sessions[-1].get("stopping") if sessions else None
     if not isinstance(recorded, dict):
         return current
-    return current.model_copy(update={k: int(recorded[k]) for k in STOPPING_KEYS if k in recorded})
+    return current.model_copy(update={k: type(getattr(current, k))(recorded[k]) for k in STOPPING_KEYS
+                                      if k in recorded})

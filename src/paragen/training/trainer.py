@@ -349,7 +349,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                 state.sessions = state.sessions[:-1] + [{**state.sessions[-1], "compilations": compiles.count,
                                                          "compile_s": round(compiles.seconds, 1)}]
             weights = {**checkpoint_meta, "model": model.state_dict(), "epoch": epoch, "valid_metric": metric}
-            if state.record(epoch, metric):
+            if state.record(epoch, metric, row["valid_loss"], training.floor_by_loss):
                 save_torch(weights, best_path)
             if keeps(training, epoch):
                 save_epoch(resume_dir, epoch, weights)
