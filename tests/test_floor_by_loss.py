@@ -50,3 +50,16 @@ def test_the_small_preset_sets_it_and_a_report_judges_a_run_by_the_rule_it_train
     recorded = [{"stopping": {"max_epochs": 8, "patience": 2, "min_epochs": 0, "floor_by_loss": False}}]
     assert trained_with(recorded, current).floor_by_loss is False
     assert trained_with([{"stopping": {"max_epochs": 8, "patience": 2, "min_epochs": 0}}], current).floor_by_loss
+
+
+def test_a_selected_epoch_whose_validation_outputs_are_mostly_empty_says_so():
+    rule = TrainingConfig(max_epochs=3, patience=2)
+    log = [{**row, "valid_empty": 30.0, "valid_repeated": 0.0, "valid_lines": 30.0} for row in LOG[:3]]
+    assert training_outcome(log, rule).describe() == (
+        "best epoch 1 of 3 run; stopped early (2 epochs without a validation gain); at the selected epoch 30 of 30 "
+        "validation outputs empty")
+    healthy = [{**row, "valid_empty": 1.0, "valid_repeated": 0.0, "valid_lines": 30.0} for row in LOG[:3]]
+    assert "empty" not in training_outcome(healthy, rule).describe()  # 1 of 30 (3 %) is under the 5 % share
+    older = [{**row, "valid_empty": float("nan"), "valid_repeated": float("nan"), "valid_lines": float("nan")}
+             for row in LOG[:3]]
+    assert training_outcome(older, rule).degenerate is None  # a log from before the counts: nothing claimed

@@ -30,6 +30,8 @@ def _data(tmp_path: Path, tiny_config):
 
 PER_TYPE = ("valid_em_x_to_0", "valid_em_x_to_x", "valid_em_x_to_xx", "valid_em_xy_to_x", "valid_em_xy_to_xy")
 """The per-rule-type validation exact match the synthetic data's log carries (issue 25), in §5.1's order."""
+DEGENERATE = ("valid_empty", "valid_repeated", "valid_lines")
+"""Counts of the greedy validation outputs that are empty or one token repeated, and of all of them."""
 
 
 def _weights(path: Path) -> dict:
@@ -54,8 +56,11 @@ def test_outputs_and_log(tmp_path, tiny_config):
     state = _run(tmp_path, "full", tiny_config, data)
     run = tmp_path / "full"
     rows = list(csv.DictReader(open(run / "train_log.csv")))
-    assert [int(r["epoch"]) for r in rows] == [1, 2, 3, 4] and tuple(rows[0]) == LOG_FIELDS + PER_TYPE
+    assert [int(r["epoch"]) for r in rows] == [1, 2, 3, 4] and tuple(rows[0]) == LOG_FIELDS + PER_TYPE + DEGENERATE
     assert all(float(r["tokens_per_s"]) > 0 for r in rows)
+    valid_lines = len(data[1].sources)
+    assert all(int(r["valid_lines"]) == valid_lines and 0 <= int(r["valid_empty"]) + int(r["valid_repeated"])
+               <= valid_lines for r in rows)
     best = torch.load(run / "best.pt", weights_only=True)
     assert best["epoch"] == state.best_epoch
     model, _ = load_model(run / "best.pt", torch.device("cpu"))
@@ -184,7 +189,7 @@ def test_the_log_reports_token_accuracy_and_extra_validation_metrics(tmp_path, t
     data = _data(tmp_path, tiny_config)
     _run(tmp_path, "monitored", tiny_config, data, max_epochs=2, schedule={"log_metrics": ["exact_match", "bleu"]})
     rows = list(csv.DictReader(open(tmp_path / "monitored" / "train_log.csv")))
-    assert tuple(rows[0]) == LOG_FIELDS + ("valid_exact_match", "valid_bleu") + PER_TYPE
+    assert tuple(rows[0]) == LOG_FIELDS + ("valid_exact_match", "valid_bleu") + PER_TYPE + DEGENERATE
     for row in rows:
         assert 0.0 <= float(row["train_accuracy"]) <= 100.0 and 0.0 <= float(row["valid_accuracy"]) <= 100.0
         # the selection metric is exact match too, from the same greedy outputs

@@ -25,6 +25,7 @@ from paragen.report.reading import metric_label, reading_lines, rule_text
 from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.units import column_units, units_sentence
+from paragen.report.degenerate_notes import mark_degenerate
 from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
 from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
 
@@ -67,6 +68,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
     rescored = read_rescored(artifacts.PUBLISHED_OUTPUTS_CSV) if plan.rescored else None
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
     table.units = units
+    mark_degenerate(table, sources)
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
                                              describe_embeddings(config, spec.rows)) if text.strip()]
     ran = plan.trained_rows()

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator
 from paragen import artifacts
 from paragen.config import Evaluation, HeadlineSyntheticDataset, ParagenConfig, RealDataset
 from paragen.data.corpus import CorpusError, read_lines, reference_files
+from paragen.metrics.degenerate import count_degenerate
 from paragen.scoring.files import ScoreRequest, score
 
 
@@ -148,7 +149,9 @@ def evaluate_output(evaluation: Evaluation, directory: str, hyp: str, remove_bpe
     """The evaluation's metrics of one output file against ``directory``'s ``split`` source and references, or
     ``refs`` where given (ROUGE and odd generation against the first reference)."""
     refs = reference_files(directory, split) if refs is None else refs
-    result: dict[str, Any] = {"count": len(read_lines(hyp)), "references": len(refs)}
+    outputs = read_lines(hyp)
+    result: dict[str, Any] = {"count": len(outputs), "references": len(refs),
+                              "degenerate": count_degenerate(outputs).as_dict()}
     for metric in evaluation.metrics:
         result[metric] = score(score_request(evaluation, metric, directory, hyp, remove_bpe, split, refs=refs))
     return result

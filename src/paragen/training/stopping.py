@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paragen.config import TrainingConfig
+from paragen.metrics.degenerate import Degenerate
 
 RESUME_DIR = "resume"  # in a run directory: the resume state (paragen.training.trainer), kept across reruns
 SESSIONS_FILE = "sessions.json"  # in a run directory: TrainState.sessions, published with the log
@@ -79,6 +80,7 @@ class TrainingOutcome:
     max_epochs: int
     patience: int
     min_epochs: int = 0
+    degenerate: Degenerate | None = None  # the selected epoch's greedy validation outputs (logs that count them)
 
     @property
     def hit_cap(self) -> bool:
@@ -90,16 +92,26 @@ class TrainingOutcome:
             since = self.epochs_run - self.best_epoch
             how = "while still improving" if since == 0 else \
                 f"{since} epoch(s) after its best, before early stopping (patience {self.patience})"
-            return text + f"hit the {self.max_epochs}-epoch cap {how}: possibly under-trained"
+            return text + f"hit the {self.max_epochs}-epoch cap {how}: possibly under-trained" + self.degenerate_text()
         floor = f"; no early stop before epoch {self.min_epochs}" if self.min_epochs else ""
-        return text + f"stopped early ({self.epochs_run - self.best_epoch} epochs without a validation gain{floor})"
+        return text + f"stopped early ({self.epochs_run - self.best_epoch} epochs without a validation gain{floor})" \
+            + self.degenerate_text()
+
+    def degenerate_text(self) -> str:
+        """``"; at the selected epoch 30 of 30 validation outputs empty"`` where more than the marked share were."""
+        if self.degenerate is None or not self.degenerate.marked:
+            return ""
+        return f"; at the selected epoch {self.degenerate.describe('validation outputs')}"
 
 
 def training_outcome(log_rows: list[dict[str, float]], training: TrainingConfig) -> TrainingOutcome:
     """Best epoch, epochs run and how the run stopped, replayed from its logged validation scores."""
     replay = _replay(log_rows, training)
+    best = next((row for row in log_rows if int(row["epoch"]) == replay.best_epoch), {})
+    counts = [best.get(k) for k in ("valid_empty", "valid_repeated", "valid_lines")]  # NaN: an older run's log
+    degenerate = Degenerate(*map(int, counts)) if all(c is not None and c == c for c in counts) else None
     return TrainingOutcome(replay.best_epoch, replay.epoch, training.max_epochs, training.patience,
-                           training.min_epochs)
+                           training.min_epochs, degenerate)
 
 
 STOPPING_KEYS = ("max_epochs", "patience", "min_epochs", "floor_by_loss")

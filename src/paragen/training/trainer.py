@@ -53,6 +53,7 @@ from paragen.models.pretrained import EMBEDDINGS_FILE, initialise, vocabulary_ta
 from paragen.training.objectives import objective
 from paragen.training.schedules import set_rate
 from paragen.training.runlock import run_lock
+from paragen.metrics.degenerate import count_degenerate
 from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
 from paragen.training.sums import DivergedError, EpochSums, divergence, stopped
 from paragen.metrics.exact import accuracy_by_tag
@@ -172,8 +173,16 @@ def _epoch_row(model: Seq2Seq, valid_data: ParallelCorpus, vocab: Vocabulary, tr
            "valid_accuracy": round(valid_accuracy, 3),
            **{f"valid_{m}": round(float(score(outputs)), 4) for m, score in monitors.items()},
            **{tag_column(tag): round(value, 4) for tag, value in by_tag.items()},
+           **(_degenerate_columns(outputs) if outputs is not None else {}),
            **({"train_critic": round(total_critic / max(total_tokens, 1), 5)} if training.critic else {})}
     return row, metric
+
+
+def _degenerate_columns(outputs: list[list[str]]) -> dict[str, int]:
+    """The greedy validation outputs that are empty or one token repeated, and how many there are: a run that
+    writes nothing scores 0 without a word, so its training outcome says so (paragen.metrics.degenerate)."""
+    counts = count_degenerate(outputs)
+    return {"valid_empty": counts.empty, "valid_repeated": counts.repeated, "valid_lines": counts.lines}
 
 
 def exact_match_by_tag(outputs: list[list[str]], data: ParallelCorpus) -> dict[str, float]:
