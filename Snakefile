@@ -11,6 +11,14 @@ try:  # a YAML mistake gets paragen's file:line:column message, not Snakemake's 
 except ConfigError as error:
     sys.exit(f"paragen: {error}")
 
+from paragen.project_lock import clear_stale_snakemake_locks
+
+# Snakemake's own lock left by a killed run would stop this one with "Directory cannot be locked": removed when no
+# engine runs here (paragen.project_lock), with one line saying so; never by a cluster job's own snakemake
+cleared = clear_stale_snakemake_locks() if workflow.local_exec else None
+if cleared:
+    print(cleared, file=sys.stderr)
+
 
 configfile: "params.yaml"
 
@@ -28,6 +36,16 @@ rule all:
 
 
 include: "workflow/rules/stages.smk"
+
+
+onstart:
+    # one engine at a time per clone: refuse, in one line, beside a running dvc repro or snakemake (paragen.project_lock)
+    from paragen.project_lock import EngineBusyError, hold_for_snakemake
+
+    try:
+        hold_for_snakemake()
+    except EngineBusyError as error:
+        sys.exit(f"paragen: {error}")
 
 
 onsuccess:

@@ -127,6 +127,6 @@ def test_snakemake_and_dvc_run_the_same_commands(workflow_dir, params_text):
                 "decode_giga_spm_test_zhou", "align_giga_spm", "report_spm_gigaword"} <= snake.keys()
     for name in snake:
         cmd, deps, outs = dvc[name]
-        kept = {o for o in outs if o.endswith("/resume")}  # the resume state: DVC keeps it, Snakemake cannot declare it
-        assert kept == ({f"runs/{name[len('train_'):]}/resume"} if name.startswith("train_") else set()), name
+        kept = {o for o in outs if o.endswith("/resume.json")}  # DVC's persistent output; Snakemake cannot declare it
+        assert kept == ({f"runs/{name[len('train_'):]}/resume.json"} if name.startswith("train_") else set()), name
         assert snake[name] == (cmd, deps, outs - kept), name

@@ -13,6 +13,7 @@ from paragen.config.runs import ExperimentConfig
 from paragen.config.seeds import with_replica
 from paragen.data.corpus import read_lines
 from paragen.locks import holding
+from paragen.project_lock import claim_for_stage
 
 Handler = Callable[[argparse.Namespace], None]
 
@@ -39,7 +40,9 @@ class Commands:
 
 
 def run_command(args: argparse.Namespace) -> None:
-    """Run the parsed command while holding the locks of what it writes (:meth:`Commands.add`'s ``writes``)."""
+    """Run the parsed command while holding the locks of what it writes (:meth:`Commands.add`'s ``writes``), after
+    making sure no other workflow engine runs this clone's stages (:mod:`paragen.project_lock`)."""
+    claim_for_stage()
     if args.writes and getattr(args, "params", None):
         load_params(args)  # a broken params.yaml is refused before any lock file (or its folder) is created
     with contextlib.ExitStack() as stack:

@@ -48,7 +48,7 @@ def dvc_document(all_stages: list[Stage], params_file: str = PARAMS_FILE) -> dic
         for path in stage.outs:
             options = {"cache": False} if path in stage.uncached else {}
             (metrics if path in stage.metrics else outs).append({path: options} if options else path)
-        outs += [{path: {"persist": True, "cache": False}} for path in stage.kept]
+        outs += [{path: {"persist": True}} for path in stage.kept]
         for key, items in (("outs", outs), ("metrics", metrics)):
             if items:
                 entry[key] = items

@@ -15,7 +15,7 @@ from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
 from paragen.pipeline.stage import PARAMS_FILE, Stage, set_keys, shell_command
 from paragen.pipeline.tables import TablePlan
-from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE
+from paragen.training.stopping import RESUME_RECORD, SESSIONS_FILE
 from paragen.training.kept_epochs import EPOCHS_DIR
 
 
@@ -40,7 +40,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train
         + ((embeddings_path(exp),) if config.models[spec.model].pretrained_embeddings else ())
         + kept_epochs,
         directories=kept_epochs,  # training.*.keep_epochs: runs/<exp>/epochs/, owned whole
-        kept=(f"{run}/{RESUME_DIR}",),
+        kept=(f"{run}/{RESUME_RECORD}",),
         threads=spec.gpus * (config.training[spec.training].threads or 1),  # each torchrun worker has its threads
         resources=train_resources(config, exp),
     )]

@@ -34,12 +34,15 @@ class Stage:
     report: tuple[ReportItem, ...] = ()  # outs a person reads: Snakemake's --report shows them; DVC ignores this
     resources: Resources = CPU_STAGE  # what a cluster job for it asks for (Snakemake's resources:; DVC ignores it)
     directories: tuple[str, ...] = ()  # outs that are whole directories the stage owns (Snakemake: directory())
-    # Written and kept across reruns: the training resume state, which a rerun must find to resume. DVC declares it
-    # `persist: true, cache: false` (kept, never cached; and a stage with a persistent output is never restored
-    # from DVC's run cache, so `dvc repro` runs `paragen train`, which refuses while the other engine trains the
-    # run, instead of checking cached weights out into it). Snakemake cannot declare it: it deletes every output
-    # before a job. A digest of the settings and data guards it (paragen.training.checkpoint), so a stale one is
-    # discarded, never resumed.
+    # DVC-only persistent outputs: the training's resume.json, the digest of the settings and data it trained on.
+    # The resume state itself (runs/<exp>/resume/, which a rerun must find to resume) is no engine's output: its
+    # content differs between two runs of the same settings (epochs kept, RNG states), so as an output it made
+    # `dvc status` call a restored commit modified and `dvc repro` retrain it. resume.json is the same for the same
+    # settings and data, cached, so `git checkout` + `dvc checkout` restore it with the rest; being persistent, it
+    # keeps train stages out of DVC's run cache, so `dvc repro` runs `paragen train` (which takes the project lock,
+    # paragen.project_lock) instead of checking cached weights out beside another engine. Snakemake does not
+    # declare it: it deletes every output before a job. A stale resume state is discarded by its digest
+    # (paragen.training.checkpoint), never resumed.
     kept: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ from paragen.config import TrainingConfig
 from paragen.metrics.degenerate import Degenerate
 
 RESUME_DIR = "resume"  # in a run directory: the resume state (paragen.training.trainer), kept across reruns
+RESUME_RECORD = "resume.json"  # in a run directory: the digest of what the run trained on (DVC's persistent output)
 SESSIONS_FILE = "sessions.json"  # in a run directory: TrainState.sessions, published with the log
 
 

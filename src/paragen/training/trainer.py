@@ -4,9 +4,9 @@ Resumption is exact: the batch order of epoch ``e`` is drawn from a generator
 seeded with ``seed + e`` and the global RNG state (dropout) is saved with the
 weights after every epoch, so a run killed at any moment (``kill -9``
 included) and restarted ends with the same weights as one never interrupted.
-The resume state lives in ``<run>/resume/``, which Snakemake does not declare
-and DVC declares ``persist: true`` (kept, uncached), so neither engine deletes
-it before a rerun; it is discarded when its digest no longer matches. The digest covers the model and
+The resume state lives in ``<run>/resume/``, which neither engine declares (DVC declares ``<run>/resume.json``,
+the digest, persistent and cached: :class:`paragen.pipeline.stage.Stage`), so neither deletes it before a rerun;
+it is discarded when its digest no longer matches. The digest covers the model and
 training settings and the *content* (sha256) of everything training reads:
 training and validation pairs, the vocabulary and any validation reference
 files, so regenerated data with the same counts never resumes a stale model.
@@ -54,7 +54,8 @@ from paragen.training.objectives import objective
 from paragen.training.schedules import set_rate
 from paragen.training.runlock import run_lock
 from paragen.metrics.degenerate import count_degenerate
-from paragen.training.stopping import RESUME_DIR, SESSIONS_FILE, STOPPING_KEYS, TrainState, replayed_stop
+from paragen.training.stopping import (RESUME_DIR, RESUME_RECORD, SESSIONS_FILE, STOPPING_KEYS, TrainState,
+                                       replayed_stop)
 from paragen.training.sums import DivergedError, EpochSums, divergence, stopped
 from paragen.metrics.exact import accuracy_by_tag
 from paragen.training.validation import Validator, make_validator
@@ -246,7 +247,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
     world = World.current()
     vocab = vocabulary_for(model_config, vocab)  # batches, the model and its checkpoint share it (SPM: + <tpad>)
     run_dir = Path(run_dir)
-    resume_dir = run_dir / RESUME_DIR  # declared to DVC as a persistent output (pipeline.stage.Stage.kept)
+    resume_dir = run_dir / RESUME_DIR  # no engine's output: kept across reruns, never cached (pipeline.stage.Stage.kept)
     resume_path, best_path = resume_dir / "state.pt", resume_dir / "best.pt"
     digest = resume_digest(model_config, training, train_data, valid_data, vocab, extra_inputs, rule_files,
                            world.size)
@@ -375,6 +376,7 @@ def train(*, model_config: ModelConfig, training: TrainingConfig, train_data: Pa
                     "valid_metric": state.log_rows[-1]["valid_metric"]}, run_dir / "last.pt")
         write_text(run_dir / "train_log.csv", _log_csv(state.log_rows))
         write_json(run_dir / SESSIONS_FILE, state.sessions)
+        write_json(run_dir / RESUME_RECORD, digest)  # the same settings and data give the same file (pipeline.stage)
         if training.keep_epochs:
             publish_epochs(resume_dir, run_dir)
         # best.pt is published last: its presence marks a completed stage.
