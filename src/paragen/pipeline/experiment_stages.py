@@ -27,8 +27,7 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
     dataset = config.datasets[spec.dataset]
-    evaluation = set_keys(spec.dataset, dataset, ("evaluation",)) \
-        if isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)) else ()  # validation's ROUGE unit
+    evaluation = validation_keys(config, exp)
     rules = experiment_rules(config, exp)
     kept_epochs = (f"{run}/{EPOCHS_DIR}",) if config.training[spec.training].keep_epochs else ()
     stages_ = [Stage(
@@ -161,6 +160,23 @@ def align_stage(config: ParagenConfig, exp: str) -> Stage | None:
         deps=(f"{run_dir(exp)}/best.pt",) + split_deps + ((gold,) if gold else ()) + (data.vocab,),
         params=asked.keys, outs=outs, metrics=(alignment_path(exp),) if gold else (),
         uncached=(alignment_path(exp),) if gold else ())
+
+
+def validation_keys(config: ParagenConfig, exp: str) -> tuple[str, ...]:
+    """The evaluation settings a training reads, as params keys: validation BLEU and SARI lowercase as the dataset's
+    test scores do (``evaluation.lowercase``, real data), validation ROUGE-2 takes its unit (``rouge_unit``); the
+    rest of ``evaluation`` (metrics, ROUGE-1.5.5, 003's protocol) is the evaluate stage's alone, so changing it
+    rescores without retraining (docs/usage.md)."""
+    dataset = config.datasets[config.experiments[exp].dataset]
+    if not isinstance(dataset, (RealDataset, HeadlineSyntheticDataset)) or "evaluation" not in \
+            dataset.model_fields_set:
+        return ()
+    training = config.training_of(exp)
+    metrics = {training.valid_metric, *training.log_metrics}
+    read = (("lowercase",) if metrics & {"bleu", "sari"} and isinstance(dataset, RealDataset) else ()) \
+        + (("rouge_unit",) if "rouge2" in metrics else ())
+    name = config.experiments[exp].dataset
+    return tuple(f"datasets.{name}.evaluation.{key}" for key in read if key in dataset.evaluation.model_fields_set)
 
 
 def evaluate_stage(config: ParagenConfig, row: str) -> Stage:
