@@ -26,7 +26,6 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train
     a retrain that only gives a closest-epoch row (:meth:`ParagenConfig.retrain_only_runs`)."""
     spec = config.experiments[exp]
     data, run = experiment_data(config, exp), run_dir(exp)
-    dataset = config.datasets[spec.dataset]
     evaluation = validation_keys(config, exp)
     rules = experiment_rules(config, exp)
     kept_epochs = (f"{run}/{EPOCHS_DIR}",) if config.training[spec.training].keep_epochs else ()
