@@ -97,3 +97,18 @@ def test_rows_selected_by_different_metrics_with_nothing_logged_in_common_are_on
         raw["training"]["tiny_sari"]["log_metrics"] = ["sari"]
 
     assert _config(tmp_path, logged).tables["mine"].rows  # a metric both log: one axis, accepted
+
+
+def test_a_row_scored_on_test_alone_says_so_on_valid_and_keeps_the_split_keys(tmp_path, monkeypatch):
+    """A skip system on local data is scored on test alone, under ``splits`` like every row of the dataset (so
+    `dvc metrics show` puts its scores in the test columns); its valid cells say why they are empty."""
+    import json
+
+    from paragen.report.tables import LoadedRun, SeedRun, _run_value
+
+    path = tmp_path / "skip.json"
+    metrics = {"experiment": "drop_half", "dataset": "mine", "splits": {"test": {"bleu": {"score": 12.5}}}}
+    path.write_text(json.dumps(metrics))
+    loaded = LoadedRun(SeedRun(None, path), metrics, {})
+    assert _run_value(loaded, "splits/test/bleu/score") == (12.5, "")
+    assert _run_value(loaded, "splits/valid/bleu/score") == (None, f"not scored on valid ({path} holds test alone)")

@@ -101,7 +101,8 @@ class ParagenConfig(_Strict):
             known_suites.add("matrix")
         for suite in self.suites:
             if suite not in known_suites:
-                raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)}")
+                raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)} (an "
+                                 "empty list, suites=[], builds no table: the data stages of `data` alone)")
         self._check_figures()
         self._check_curves()
         self._check_comparisons()

@@ -187,6 +187,11 @@ def _run_value(loaded: LoadedRun, path: str) -> tuple[float | None, str]:
         split, _, path = path.removeprefix("splits/").partition("/")
         if split != "test":
             return None, f"not scored on {split} ({loaded.run.metrics} holds the test split alone)"
+    elif path.startswith("splits/"):  # a system other than identity scores the test split alone
+        split = path.split("/")[1]
+        if split not in loaded.metrics["splits"]:
+            scored = ", ".join(loaded.metrics["splits"])
+            return None, f"not scored on {split} ({loaded.run.metrics} holds {scored} alone)"
     extra = loaded.missing.get(path.split("/")[0])
     if extra is not None:
         return None, f"not yet run ({extra} missing)"

@@ -48,8 +48,8 @@ def evaluate_experiment(config: ParagenConfig, experiment: str) -> dict[str, Any
 
         scored["test"]["report_protocol"] = score_file(artifacts.hyp_path(experiment), oracle=oracle,
                                                        remove_bpe=remove_bpe)
-    if splits == ["test"]:
-        return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}
+    if config.test_splits(dataset_name) == ["test"]:  # per split wherever the dataset has several, so every row of
+        return {"experiment": experiment, "dataset": dataset_name, **scored["test"]}  # a table has the same keys
     return {"experiment": experiment, "dataset": dataset_name, "splits": scored}
 
 
