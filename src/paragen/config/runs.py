@@ -119,7 +119,8 @@ class RuleFileConfig(RawFile):
 class SystemConfig(_Strict):
     """A table row that needs no training (003 Table 1): its test output is computed, then evaluated."""
 
-    dataset: str = Field(description="a real dataset with a test split: the test source and references")
+    dataset: str = Field(description="a real dataset with a test split, your own (`kind: local`) included: the "
+                         "test source and references; an identity system is scored on each of its test_splits")
     method: Literal["identity", "skip", "paraphrase", "oracle"] = Field(
         description="identity: the source unchanged; skip: words dropped at random; paraphrase: rules applied; oracle: "
         "a reference scored against the others (leave-one-out)")
