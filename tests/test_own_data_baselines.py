@@ -112,3 +112,14 @@ def test_a_row_scored_on_test_alone_says_so_on_valid_and_keeps_the_split_keys(tm
     loaded = LoadedRun(SeedRun(None, path), metrics, {})
     assert _run_value(loaded, "splits/test/bleu/score") == (12.5, "")
     assert _run_value(loaded, "splits/valid/bleu/score") == (None, f"not scored on valid ({path} holds test alone)")
+
+
+def test_a_configuration_dumped_and_parsed_again_keeps_one_source_row(tmp_path):
+    """An engine's --config makes a command parse the dumped configuration again (paragen.cli.common.load_params):
+    the source row it names must resolve, once, to the same implicit system."""
+    from paragen.config import parse_config
+
+    config = _config(tmp_path)
+    again = parse_config({**config.model_dump(exclude_unset=True), "data": ["mine"]}, "params.yaml with --data")
+    assert list(again.tables["mine"].rows.items()) == list(config.tables["mine"].rows.items())
+    assert again.systems["mine_source"] == config.systems["mine_source"]

@@ -25,7 +25,8 @@ def source_system_name(dataset: str) -> str:
 
 def add_source_rows(config: ParagenConfig) -> set[str]:
     """Declare the implicit identity systems and put their rows first in their tables (called once, on validation);
-    returns the names declared (they are not keys of params.yaml: no stage may list them as DVC params)."""
+    returns the names declared (they are not keys of params.yaml: no stage may list them as DVC params). A table
+    that names the row already (a configuration dumped and parsed again) keeps it where it is."""
     declared: set[str] = set()
     for table_name, table in config.tables.items():
         if table.paper != "own" or not table.source_row:

@@ -110,18 +110,20 @@ class ParagenConfig(_Strict):
         self._check_systems()
         self._check_rule_references()
         self._check_raw_files()
+        from paragen.config.own_tables import add_source_rows
+
+        # before the rows are checked: a configuration dumped and parsed again (an engine's --config) names them
+        self._implicit_systems = add_source_rows(self)
         for name, table in self.tables.items():
             for exp in table.experiments():
                 if exp not in self.experiments and not (table.kind == "scores" and exp in self.systems):
                     allowed = sorted(self.experiments) + (sorted(self.systems) if table.kind == "scores" else [])
                     raise ValueError(f"tables.{name}: unknown experiment or system {exp!r}; allowed values: {allowed}")
         from paragen.config.matrix import expand_matrix
-        from paragen.config.own_tables import add_source_rows
         from paragen.config.seeds import add_replicas
 
         expand_matrix(self)
         add_replicas(self)
-        self._implicit_systems = add_source_rows(self)
         return self
 
     def declared_in_params(self, system: str) -> bool:

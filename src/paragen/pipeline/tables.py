@@ -325,9 +325,8 @@ def paper_of(config: ParagenConfig, name: str) -> PaperTable:
 
 def own_splits(config: ParagenConfig, spec: TableConfig) -> list[str]:
     """The splits a table of your own data shows: every split its rows decode and score (``test_splits``; a local
-    dataset's default: all but train), in the order first named. A system row scores test alone."""
-    splits = (config.test_splits(config.dataset_of(row)) if row in config.experiments else ["test"]
-              for row in spec.rows.values())
+    dataset's default: all but train), in the order first named. A system other than identity scores test alone."""
+    splits = (config.splits_of(row) for row in spec.rows.values())
     return list(dict.fromkeys(split for names in splits for split in names))
 
 
