@@ -32,5 +32,20 @@ def test_a_degenerate_split_is_noted_in_each_of_its_cells(tmp_path):
                         {("RNNSearch", c.key): Cell(None, 0.0) for c in columns})
     mark_degenerate(table, {"RNNSearch": [SeedRun(None, metrics)]})
     assert table.cells[("RNNSearch", "valid/bleu")].note == \
-        "30 of 30 valid outputs empty: more than 5% of its lines, scored as written"
+        "30 of 30 valid outputs empty: more than 5% of the lines, scored as written"
     assert table.cells[("RNNSearch", "test/bleu")].note == ""  # 1 of 30 (3 %) is not marked
+
+
+def test_a_row_degenerate_on_every_split_is_noted_once_for_the_row(tmp_path):
+    from paragen.report.render import cell_notes
+
+    metrics = tmp_path / "m.json"
+    empty = {"empty": 30, "one_token_repeated": 0, "lines": 30}
+    metrics.write_text(json.dumps({"splits": {"valid": {"degenerate": empty}, "test": {"degenerate": empty}}}))
+    columns = [Column("valid/bleu", "valid BLEU", "splits/valid/bleu/score"),
+               Column("test/bleu", "test BLEU", "splits/test/bleu/score")]
+    table = ResultTable("t", "T", "C.", columns, ["RNNSearch"],
+                        {("RNNSearch", c.key): Cell(None, 0.0) for c in columns})
+    mark_degenerate(table, {"RNNSearch": [SeedRun(None, metrics)]})
+    assert cell_notes(table) == ["RNNSearch (every column): 30 of 30 valid outputs empty; 30 of 30 test outputs "
+                                 "empty: more than 5% of the lines, scored as written"]

@@ -25,23 +25,24 @@ def test_a_columns_metric_is_its_path_after_any_split():
 
 def test_bleu_names_case_tokenizer_and_whether_bpe_was_undone():
     assert metric_unit("bleu", BLEU, Evaluation(), bpe=True) == (
-        "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of words (BPE undone), against every "
-        "reference")
+        "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of the outputs with BPE undone, against "
+        "every reference")
     cased = {**BLEU, "signature": "nrefs:1|case:mixed|tok:zh", "tokenize": "zh", "tokenize_chosen": "--tokenize zh"}
     assert metric_unit("bleu", cased, Evaluation(), bpe=False) == (
-        "BLEU 0-100, corpus level, on sacrebleu zh tokens of words, against every reference")
+        "BLEU 0-100, corpus level, on sacrebleu zh tokens of the outputs, against every reference")
     assert metric_unit("bleu", None, Evaluation(lowercase=False), bpe=False) == (
-        "BLEU 0-100, corpus level, on sacrebleu 13a tokens, zh for CJK text (auto) of words, against every reference")
+        "BLEU 0-100, corpus level, on sacrebleu 13a tokens, zh for CJK text (auto) of the outputs, against every "
+        "reference")
 
 
 def test_rouge_says_words_or_characters_and_who_chose_them():
     assert metric_unit("rouge", ROUGE_WORDS_AUTO, Evaluation(), bpe=True) == (
-        "rouge-score F1 0-100 on words (auto: chosen by the references' script) of words (BPE undone), against the "
-        "first reference only")
+        "rouge-score F1 0-100 on words (auto: chosen by the references' script) of the outputs with BPE undone, "
+        "against the first reference only")
     assert metric_unit("rouge", ROUGE_CHARS_SET, Evaluation(), bpe=False) == (
-        "rouge-score F1 0-100 on characters (set in params.yaml) of words, against the first reference only")
+        "rouge-score F1 0-100 on characters (set in params.yaml) of the outputs, against the first reference only")
     assert metric_unit("rouge", None, Evaluation(), bpe=False) == (
-        "rouge-score F1 0-100 on characters for CJK text, else words (auto) of words, against the first reference "
+        "rouge-score F1 0-100 on characters for CJK text, else words (auto) of the outputs, against the first reference "
         "only")
     assert metric_unit("rouge", None, Evaluation(rouge_unit="word", rouge_perl=True), bpe=False) == (
         "ROUGE-1.5.5 F1 0-100 on words, Porter-stemmed (-m), against the first reference only")
@@ -61,6 +62,6 @@ def test_the_caption_names_each_metric_once_in_column_order(tiny_config):
     assert units["test/r1"] == units["test/r2"] and units["test/bleu"] == units["valid/bleu"]
     sentence = units_sentence(columns, units)
     assert sentence == (
-        " Units: BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of words, against every "
-        "reference; ROUGE-1/2/L: rouge-score F1 0-100 on words (auto: chosen by the references' script) of words, "
-        "against the first reference only.")
+        " Units: BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of the outputs, against every "
+        "reference; ROUGE-1/2/L: rouge-score F1 0-100 on words (auto: chosen by the references' script) of the "
+        "outputs, against the first reference only.")

@@ -45,9 +45,9 @@ def test_english_own_data_is_scored_on_words_with_the_source_row_and_units(workf
     assert header == "| model | valid BLEU | valid ROUGE-1 | test BLEU | test ROUGE-1 |"
     assert source.startswith("| source (identity) | ") and "—" not in source  # scored on valid and test
     assert wean.startswith("| WEAN | ")
-    assert "ROUGE-1/2/L: rouge-score F1 0-100 on words (auto: chosen by the references' script) of words, against " \
-        "the first reference only" in table
-    assert "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of words" in table
+    assert "ROUGE-1/2/L: rouge-score F1 0-100 on words (auto: chosen by the references' script) of the outputs, " \
+        "against the first reference only" in table
+    assert "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens (auto) of the outputs" in table
     rows = (workflow_dir / "results/tables/mine.csv").read_text().splitlines()
     assert all("on words" in row or "BLEU" in row for row in rows[1:])
     source_metrics = json.loads((workflow_dir / "results/metrics/mine_source.json").read_text())

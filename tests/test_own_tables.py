@@ -77,9 +77,9 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
     assert "Sentences: valid 12, test 12." in md
     header, *rows = csv_text.splitlines()
     assert header == "table,row,column,unit,reproduced,note,best_epoch,epochs_run,hit_epoch_cap"
-    bleu = "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens, zh for CJK text (auto) of words, against " \
+    bleu = "BLEU 0-100, corpus level, on lowercased sacrebleu 13a tokens, zh for CJK text (auto) of the outputs, against " \
         "every reference"  # the scores here record no tokenizer: the dataset's evaluation settings say it
-    sari = "SARI 0-100 on lowercased whitespace tokens of words, against the source and every reference"
+    sari = "SARI 0-100 on lowercased whitespace tokens of the outputs, against the source and every reference"
     assert rows[0] == f'mine,WEAN,valid/bleu,"{bleu}",41.0,,2,2,true'
     assert rows[3] == f'mine,WEAN,test/sari,"{sari}",33.25,,2,2,true'
     assert r"WEAN & 41.0 & 35.5 & 39.0 & 33.3 \\" in tex and "Cells: our runs' scores." in tex

@@ -33,18 +33,21 @@ def mark_degenerate(table: ResultTable, sources: dict[str, RowSource]) -> None:
         if isinstance(source, str):
             continue
         runs = [(None, source)] if not isinstance(source, list) else [(run.seed, run.metrics) for run in source]
-        notes: dict[str, list[str]] = {}
+        found: list[str] = []
+        marked: set[str] = set()
         for seed, path in runs:
             if not path.exists():
                 continue
             for split, counts in _marked_splits(json.loads(path.read_text(encoding="utf-8"))).items():
                 seed_text = f" (seed {seed})" if seed is not None and len(runs) > 1 else ""
-                notes.setdefault(split, []).append(
-                    f"{counts.describe(f'{split} outputs')}{seed_text}: more than {DEGENERATE_SHARE:.0%} of its "
-                    "lines, scored as written")
+                found.append(f"{counts.describe(f'{split} outputs')}{seed_text}")
+                marked.add(split)
+        if not found:
+            continue
+        # one text for every marked cell of the row, so the notes say it once for the row where all are marked
+        note = f"{'; '.join(found)}: more than {DEGENERATE_SHARE:.0%} of the lines, scored as written"
         for column in table.columns:
-            added = notes.get(split_of(column.value))
             key = (row, column.key)
-            if added and key in table.cells:
+            if split_of(column.value) in marked and key in table.cells:
                 cell = table.cells[key]
-                table.cells[key] = replace(cell, note="; ".join(filter(None, [cell.note, *added])))
+                table.cells[key] = replace(cell, note="; ".join(filter(None, [cell.note, note])))

@@ -42,7 +42,8 @@ def _metric_result(scored: Iterable[dict[str, Any]], column: Column) -> dict[str
 
 
 def _words(bpe: bool) -> str:
-    return "words (BPE undone)" if bpe else "words"
+    """What is scored: the outputs as written, or with subword-nmt's joins undone (words again)."""
+    return "the outputs with BPE undone" if bpe else "the outputs"
 
 
 def metric_unit(metric: str, result: dict[str, Any] | None, evaluation: Evaluation | None, bpe: bool) -> str:
