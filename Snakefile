@@ -51,5 +51,13 @@ onstart:
 onsuccess:
     # outputs made here become known to DVC (dvc.lock), unless --config overrides made them
     from paragen.pipeline.dvc_record import record_after_snakemake
+    from paragen.project_lock import release_for_snakemake
 
+    release_for_snakemake()
     print(f"paragen: {record_after_snakemake(config)}")
+
+
+onerror:
+    from paragen.project_lock import release_for_snakemake
+
+    release_for_snakemake()

@@ -93,14 +93,24 @@ def test_snakemakes_stale_lock_is_cleared_only_when_no_engine_runs(tmp_path):
     assert (tmp_path / LOCK_NAME).exists()
 
 
+def _files(directory: Path) -> dict[str, float]:
+    return {str(p.relative_to(directory)): p.stat().st_mtime_ns for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
 @pytest.mark.e2e
 def test_dvc_repro_runs_no_stage_while_snakemake_holds_the_lock(workflow_dir):
+    """DVC deletes a stage's outputs before running its command, so the refusal must come before that: the outputs
+    of an earlier run are all there, untouched, after a refused `dvc repro` whose first stage had changed."""
     from paragen.config import load_config
     from paragen.pipeline.dvc import write_dvc_yaml
 
     for command in (["git", "init", "-q"], ["dvc", "init", "-q"]):
         subprocess.run(command, cwd=workflow_dir, env=ENV, check=True)
     write_dvc_yaml(load_config(workflow_dir / "params.yaml"), workflow_dir / "dvc.yaml")
+    subprocess.run(["dvc", "repro", "-q"], cwd=workflow_dir, env=ENV, check=True, capture_output=True)
+    params = workflow_dir / "params.yaml"
+    params.write_text(params.read_text().replace("seed: 3", "seed: 4", 1))  # the rule data's: every stage changes
+    before = {**_files(workflow_dir / "data"), **_files(workflow_dir / "runs")}
     holder = subprocess.Popen([sys.executable, "-c", HOLD], cwd=workflow_dir, env=ENV, stdout=subprocess.PIPE,
                               text=True)
     assert holder.stdout.readline().strip() == "held"
@@ -109,6 +119,10 @@ def test_dvc_repro_runs_no_stage_while_snakemake_holds_the_lock(workflow_dir):
     finally:
         holder.kill()
         holder.wait()
-    assert repro.returncode != 0
-    assert f"snakemake (pid {holder.pid}) since" in repro.stdout + repro.stderr
-    assert not (workflow_dir / "data").exists() and not (workflow_dir / "runs").exists()  # no stage wrote anything
+    said = repro.stdout + repro.stderr
+    assert repro.returncode != 0 and "is busy, it is being blocked by" in said, said
+    assert f"(PID {holder.pid}): snakemake (pid {holder.pid}) since " in said
+    assert "Running stage" not in said  # refused before DVC deleted or ran anything
+    assert {**_files(workflow_dir / "data"), **_files(workflow_dir / "runs")} == before
+    again = subprocess.run(["dvc", "repro", "-q"], cwd=workflow_dir, env=ENV, capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr  # the holder is gone: DVC drops its entry, and runs

@@ -7,7 +7,12 @@ only at the training stage. So the whole clone has one more lock, ``.paragen-eng
 ``flock`` held for as long as an engine runs:
 
 * Snakemake takes it in the Snakefile's ``onstart`` (after it has built the DAG, before its first job; not in a
-  dry run) and holds it until it exits (:func:`hold_for_snakemake`).
+  dry run) and holds it until it exits (:func:`hold_for_snakemake`). In a DVC repository it also writes itself
+  into DVC's own path lock (``.dvc/tmp/rwlock``) as the writer of the whole clone: ``dvc repro`` checks that lock
+  for each stage before it deletes the stage's outputs (DVC removes a stage's outputs before running its command,
+  too early for a check in the command), so it stops at its first stage, touching nothing, with DVC's message
+  "... is busy, it is being blocked by: (PID n): snakemake ...". The entry goes before Snakemake records its
+  outputs into ``dvc.lock`` and when it exits; after a ``kill -9`` DVC drops it itself (its PID is gone).
 * DVC has no such hook, so the first ``paragen`` command a ``dvc`` process runs takes it and hands it to a small
   process that holds it until that ``dvc`` process exits (:func:`claim_for_stage`); the later stages of the same
   ``dvc`` find it theirs. Every stage of DVC is a ``paragen`` command, so none runs before the check.
@@ -21,6 +26,7 @@ so in one line.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
 import subprocess
@@ -107,9 +113,43 @@ def hold_for_snakemake(root: str | Path = ".") -> None:
         raise _refusal(holder, f"snakemake (pid {os.getpid()})")
     handle.seek(0)
     handle.truncate()
-    handle.write(_describe("snakemake", os.getpid()) + "\n")
+    description = _describe("snakemake", os.getpid())
+    handle.write(description + "\n")
     handle.flush()
     _held = handle
+    _dvc_path_lock(root, f"{description}, paragen's project lock: one engine at a time; wait for it, or stop it")
+    atexit.register(release_for_snakemake, Path(root).resolve())
+
+
+def _dvc_path_lock(root: str | Path, holder: str | None) -> None:
+    """Write (``holder``: the text DVC shows) or remove this process's write lock on the whole clone in DVC's path
+    lock file, through DVC's own editor of it (its guard lock, its schema). Nothing outside a DVC repository, or
+    where this DVC has no such editor."""
+    tmp = Path(root) / ".dvc" / "tmp"
+    if not tmp.parent.is_dir():
+        return
+    try:
+        from dvc.fs import localfs
+        from dvc.rwlock import _edit_rwlock
+    except ImportError:  # pragma: no cover - a DVC without the path lock: the project lock alone
+        return
+    tmp.mkdir(exist_ok=True)
+    key = str(Path(root).resolve())
+    with _edit_rwlock(str(tmp), localfs, False) as lock:
+        mine = lock["write"].get(key, {}).get("pid") == os.getpid()
+        if holder is not None:
+            lock["write"][key] = {"pid": os.getpid(), "cmd": holder}
+        elif mine:
+            del lock["write"][key]
+            if not lock["write"]:
+                del lock["write"]
+
+
+def release_for_snakemake(root: str | Path = ".") -> None:
+    """Snakemake's ``onsuccess`` / ``onerror``: take this process out of DVC's path lock (it is about to record its
+    outputs into dvc.lock through DVC, or to exit); the project lock goes when the process ends."""
+    if _held is not None:
+        _dvc_path_lock(root, None)
 
 
 def claim_for_stage(root: str | Path = ".") -> None:
