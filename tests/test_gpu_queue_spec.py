@@ -129,3 +129,30 @@ def test_queue_defaults_keep_the_record_and_resume_states_in_the_checkout():
     with pytest.raises(ConfigError, match=r"no job 'x' in the queue; allowed values: \['j'\]"):
         queue.job("x")
     assert shutil.which("git")
+
+
+def data_chain():
+    """turk-mini's shape: download -> prepare -> segment -> vocabulary, and rule files a training reads."""
+    def s(name, step, deps, outs):
+        return Stage(name=name, step=step, cmd=name, deps=tuple(deps), outs=tuple(outs))
+
+    return [s("fetch_turk", "fetch", [], ["raw/turk/.done"]), s("fetch_rules", "fetch", [], ["raw/rules/.done"]),
+            s("prepare", "prepare", ["raw/turk/.done"], ["prepared"]), s("segment", "segment", ["prepared"], ["seg"]),
+            s("vocab", "vocab", ["seg"], ["vocab.txt"]),
+            s("train", "train", ["seg", "vocab.txt", "raw/rules/.done"], ["best.pt"]),
+            s("decode", "decode", ["best.pt", "seg"], ["test.hyp"])]
+
+
+def test_a_machine_needs_the_data_the_stages_still_to_run_read_and_makes_no_more():
+    from paragen.pipeline.queue_spec import data_frontier, without_unneeded_data
+
+    stages = data_chain()
+    names = lambda found: [s.name for s in found]  # noqa: E731
+    assert names(data_frontier(stages, set())) == ["fetch_rules", "segment", "vocab"]
+    assert names(without_unneeded_data(stages, set())) == names(stages)
+    # the prepared data is here (carried): its download is not needed, the rest is
+    assert names(without_unneeded_data(stages, {"prepare"})) == \
+        ["fetch_rules", "prepare", "segment", "vocab", "train", "decode"]
+    # everything but the decoding is done: it reads the segmented data alone
+    assert names(data_frontier(stages, {"train", "segment", "vocab"})) == ["segment"]
+    assert names(without_unneeded_data(stages, {"train", "segment", "vocab"})) == ["segment", "train", "decode"]

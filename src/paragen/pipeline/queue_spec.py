@@ -1,7 +1,7 @@
 """The GPU queue's definition (``workflow/gpu_queue.yaml``): an ordered list of jobs, each a named set of pipeline
 targets (or one benchmark command), and the stages each job needs.
 
-A GPU machine lent for minutes at a time cannot finish this project's GPU work in one go, so the work is a queue
+A GPU machine at hand for minutes at a time cannot finish this project's GPU work in one go, so the work is a queue
 that any number of short calls work through in order (:mod:`paragen.pipeline.queue_run` runs it, the
 ``paragen gpu-queue`` commands drive it, docs/cluster.md says how). A job is either
 
@@ -178,3 +178,33 @@ def job_stages(config: ParagenConfig, job: QueueJob) -> list[Stage]:
 def producers(stages: list[Stage]) -> dict[str, Stage]:
     """Output path -> the stage among ``stages`` that writes it."""
     return {out: s for s in stages for out in s.outs}
+
+
+def data_frontier(stages: list[Stage], current: set[str]) -> list[Stage]:
+    """The data stages whose outputs the stages still to run read directly: what a machine needs, carried or made,
+    to run them (their own inputs, e.g. the downloads a prepared dataset came from, are not needed then)."""
+    made = producers(stages)
+    found: dict[str, Stage] = {}
+    for stage in stages:
+        if stage.step not in DATA_STEPS and stage.name not in current:
+            for dep in stage.deps:
+                maker = made.get(dep)
+                if maker is not None and maker.step in DATA_STEPS:
+                    found.setdefault(maker.name, maker)
+    return [s for s in stages if s.name in found]
+
+
+def without_unneeded_data(stages: list[Stage], current: set[str]) -> list[Stage]:
+    """``stages`` less the data stages nothing still to run needs: a present prepared dataset needs no download,
+    and a machine that cannot download must not try."""
+    made = producers(stages)
+    keep = {s.name for s in stages if s.step not in DATA_STEPS}
+    todo = [dep for s in stages if s.step not in DATA_STEPS and s.name not in current for dep in s.deps]
+    while todo:
+        maker = made.get(todo.pop())
+        if maker is None or maker.name in keep:
+            continue
+        keep.add(maker.name)
+        if maker.name not in current:
+            todo += list(maker.deps)
+    return [s for s in stages if s.name in keep]
