@@ -112,3 +112,15 @@ def test_resume_states_are_kept_whole_the_furthest_one_winning_and_dropped_when_
     assert list(Path("results/gpu_queue/resume").iterdir()) == []
     assert [c["call"] for c in state.calls] == [1, 2, 3]
     assert command_stage(queue.jobs[1]).name == "command_bench"
+
+
+def test_finish_makes_nothing_and_rebuilds_no_table_before_anything_came_back(checkout):
+    """A committed table stays as it is until one of its rows is back: nothing can run here (every row waits for
+    its training), so no table is made again with its rows "not yet run"."""
+    from paragen.pipeline.queue_finish import finish
+
+    queue = load_queue()
+    assert finish(queue) == ["tiny: nothing back from a GPU call yet; its tables stay as they are",
+                             "nothing new to make here (no stage that can run here is out of date, and no table's "
+                             "inputs changed since the queue last made it)"]
+    assert not Path("logs").exists() and not Path("results").exists()

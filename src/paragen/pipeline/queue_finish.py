@@ -127,35 +127,53 @@ def _mark_command(state: QueueState, stage: Stage, ours: str, call: int) -> None
 
 def finish(queue: GpuQueue, params: str = "params.yaml", mirrors: list[str] | None = None, cores: int = 1,
            jobs: list[str] | None = None) -> list[str]:
-    """Run here, never training, every stage of the (selected) pipeline jobs that is not up to date and can run;
-    a table also when some of its rows have not come back (they read "not yet run")."""
+    """Run here, never training, every stage of the (selected) pipeline jobs that is not up to date and can run,
+    for the jobs something came back for from a GPU call; a table when something it reads is newer than it, also
+    when some of its rows have not come back (they read "not yet run")."""
     state = QueueState.read(queue.state)
     stages: list[Stage] = []
     configs: dict[str, Any] = {}
     current: set[str] = set()
+    said = []
     for job in ([queue.job(n) for n in jobs] if jobs else queue.jobs):
         if job.kind == "command":
             continue
         config = job_config(job, params, mirrors)
         own = job_stages(config, job)
+        if not any(state.done.get(s.name, {}).get("where") == "device" for s in own):
+            said.append(f"{job.name}: nothing back from a GPU call yet; its tables stay as they are")
+            continue
         current |= state.up_to_date(config, own)
         for stage in own:
             if stage.name not in configs:
                 configs[stage.name] = config
                 stages.append(stage)
     unreachable = _unreachable(stages, current)
+    made = {out: s.name for s in stages for out in s.outs}
+    fresh: set[str] = set()
+
+    def newer(table: Stage) -> bool:
+        """Something a table reads was made (or came back) after the queue last made the table."""
+        last = state.done.get(table.name, {}).get("seq", 0)
+        return any(made.get(dep) in fresh or state.done.get(made.get(dep, ""), {}).get("seq", 0) > last
+                   for dep in table.deps)
+
+    work = [s for s in stages if s.name not in current | unreachable and s.step not in DATA_STEPS + CPU_STEPS]
+    if not work and not any(newer(s) for s in stages if s.step in CPU_STEPS):
+        return said + ["nothing new to make here (no stage that can run here is out of date, and no table's "
+                       "inputs changed since the queue last made it)"]
     # the data first: a table reads data files (its caption's ceiling, its examples) that it does not declare
     data = execute([s for s in stages if s.step in DATA_STEPS], current, float("inf"), Limits(cores=cores))
     outcome = execute(stages, current | set(data.completed), float("inf"), Limits(cores=cores),
-                      may_start=lambda s: s.step != "train",
-                      optional=lambda s, dep: s.step in CPU_STEPS and _maker(stages, dep) in unreachable)
-    said = [f"{name}: made here" for name in data.completed]
+                      may_start=lambda s: s.step != "train" and (s.step not in CPU_STEPS or newer(s)),
+                      optional=lambda s, dep: s.step in CPU_STEPS and _maker(stages, dep) in unreachable,
+                      on_end=lambda name, how: fresh.add(name) if how == "completed" else None)
+    said += [f"{name}: made here" for name in data.completed]
     said += [f"{name}: failed, {why}" for name, why in data.failed.items()]
-    for name in outcome.completed:
-        stage = next(s for s in stages if s.name == name)
+    for name in outcome.completed:  # a table made with some rows missing is recorded too: it is made again
+        stage = next(s for s in stages if s.name == name)  # when a row comes back (newer), not at every finish
+        state.mark_done(configs[name], stage, "cpu", None)
         whole = all(Path(dep).exists() for dep in stage.deps)
-        if stage.step not in CPU_STEPS or whole:
-            state.mark_done(configs[name], stage, "cpu", None)
         said.append(f"{name}: made here" + ("" if whole else " (some rows not back yet)"))
     said += [f"{name}: failed, {why}" for name, why in outcome.failed.items()]
     said += [f"{name}: not run, {why}" for name, why in outcome.waiting.items()]
