@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from paragen.config import ConfigError, ParagenConfig, parse_config, read_params
 from paragen.config.base import Name, PositiveInt, _Strict
-from paragen.config.loading import _format_errors, _yaml_error
+from paragen.config.loading import _format_errors, read_yaml
 from paragen.config.seeds import with_replica
 from paragen.pipeline.experiment_stages import experiment_stages
 from paragen.pipeline.plan import build_plan
@@ -115,18 +115,7 @@ class GpuQueue(_Strict):
 
 def load_queue(path: str | Path = QUEUE_FILE) -> GpuQueue:
     """Read and validate the queue file (bounded safe YAML; errors name the file and key)."""
-    import yaml
-
-    from paragen.safe_yaml import YamlInputError, load_yaml_file
-
-    try:
-        raw = load_yaml_file(path)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except YamlInputError as error:
-        raise ConfigError(str(error)) from None
-    except yaml.YAMLError as error:
-        raise _yaml_error(Path(path), error) from None
+    raw = read_yaml(path)
     try:
         return GpuQueue.model_validate(raw if isinstance(raw, dict) else {"jobs": raw})
     except ValidationError as error:
