@@ -5,9 +5,12 @@
 # snakemake and everything it requires, at the versions of the active environment. Run from the project root
 # with .venv active. Packages the GPU image already holds (torch, numpy, requests, jinja2, pyyaml, ...) are
 # skipped; sdist-only ones (connection_pool, throttler, ...) are built here with `pip wheel` (pure Python).
+# SNAKEMAKE=0 collects paragen's alone: the GPU queue (bench/gpu_queue.sh) runs no Snakemake, and every MiB
+# left out is a MiB a resume state can use in a call.
 set -euo pipefail
 mkdir -p .git/info .whl
 bash "${PARAGEN_GPU_WHEELS:-../shared/tools/gpu-wheels.sh}"
+if [ "${SNAKEMAKE:-1}" = 0 ]; then du -sh .whl; exit 0; fi
 closure=$(python3 - <<'EOF'
 import importlib.metadata as md, re
 from packaging.requirements import Requirement

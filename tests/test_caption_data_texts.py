@@ -158,3 +158,18 @@ def test_the_summary_rounds_minutes_to_whole_ones_half_up(tmp_path):
     old = write_trained_run(tmp_path / "old", [10.0], None)
     run = write_trained_run(tmp_path / "run", [600.0, 30.0], [{"first_epoch": 1, "device": "GPU A"}])
     assert hardware_summary({"Old": old, "Run": run}) == " Trained on GPU A: 11 min of training over 1 run(s)."
+
+
+def test_the_summary_names_the_rows_each_device_trained_when_there_are_several(tmp_path):
+    """Three rows: "Gpu" on GPU A (600 s), "Cpu" on CPU B (60 s), "Split" started on CPU B and resumed on GPU A at
+    epoch 2 (60 + 60 s): 13 min in all (780 s). Each device lists its rows in table order; one device alone is
+    named without rows (every row is then its)."""
+    from paragen.report.captions import hardware_summary
+
+    gpu = write_trained_run(tmp_path / "gpu", [600.0], [{"first_epoch": 1, "device": "GPU A"}])
+    cpu = write_trained_run(tmp_path / "cpu", [60.0], [{"first_epoch": 1, "device": "CPU B"}])
+    split = write_trained_run(tmp_path / "split", [60.0, 60.0], [{"first_epoch": 1, "device": "CPU B"},
+                                                                 {"first_epoch": 2, "device": "GPU A"}])
+    assert hardware_summary({"Gpu": gpu, "Cpu": cpu, "Split": split}) == (
+        " Trained on CPU B (Cpu, Split) and GPU A (Gpu, Split): 13 min of training over 3 run(s).")
+    assert hardware_summary({"Gpu": gpu}) == " Trained on GPU A: 10 min of training over 1 run(s)."

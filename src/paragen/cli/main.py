@@ -13,7 +13,7 @@ import logging
 import sys
 from typing import Sequence
 
-from paragen.cli import data, engines, models, reporting, scoring
+from paragen.cli import data, engines, gpu_queue, models, reporting, scoring
 from paragen.cli.common import Commands, run_command
 from paragen.config import ConfigError
 from paragen.data.corpus import CorpusError
@@ -22,7 +22,7 @@ from paragen.metrics.rouge_perl import PerlRougeError
 from paragen.pipeline.dvc_record import DvcRecordError
 from paragen.training.runlock import RunLockedError
 
-COMMAND_MODULES = (data, models, scoring, reporting, engines)
+COMMAND_MODULES = (data, models, scoring, reporting, engines, gpu_queue)
 """In pipeline order: ``paragen --help`` lists the commands this way."""
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from paragen import artifacts
 from paragen.atomic import atomic_open, write_json
-from paragen.cli.args import line_numbers, output_file, positive_int
+from paragen.cli.args import line_numbers, non_negative_int, output_file, positive_int
 from paragen.cli.common import Commands, load_params, known_experiment
 from paragen.config import ConfigError, ParagenConfig
 from paragen.data.corpus import CorpusError, read_lines, read_split, reference_files
@@ -89,7 +89,12 @@ def _train(args: argparse.Namespace, device: torch.device) -> None:
         validator=_validator(config, args.experiment, valid),
         monitors={m: _validator(config, args.experiment, valid, m) for m in config.training_of(args.experiment).log_metrics},
         extra_inputs=reference_files(data.directory, "valid") if data.real else (), training_name=spec.training,
+        stop_after_epoch=args.stop_after_epoch,
     )
+    if not state.finished:
+        log.info("%s: stopped after epoch %d as asked (--stop-after-epoch), not published; the same command "
+                 "resumes it", args.experiment, state.epoch)
+        return
     log.info("%s: best valid metric %.2f at epoch %d of %d", args.experiment, state.best_metric,
              state.best_epoch, state.epoch)
 
@@ -250,6 +255,10 @@ def register(commands: Commands) -> None:
         p.add_argument("--die-with-parent", action="store_true",
                        help="end when the process that started this one dies (how the workflow engines run it, "
                        "so a killed Snakemake leaves no trainer behind)")
+        if name == "train":
+            p.add_argument("--stop-after-epoch", type=non_negative_int, metavar="N",
+                           help="end once N epochs are trained, publishing nothing, as an interruption would (the "
+                           "resume state is kept, so the same command goes on): a rehearsal of resumption")
         if name == "decode":
             p.add_argument("--split", default="test", help="the test split to decode (default test; 004's Gigaword "
                            "has test_ours, test_rush and test_zhou): writes runs/EXPERIMENT/SPLIT.hyp")

@@ -74,23 +74,30 @@ def _yaml_error(path: Path, error: yaml.YAMLError) -> ConfigError:
     return ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: not valid YAML: {problem}{shown}")
 
 
-def read_params(path: str | Path = "params.yaml") -> dict[str, Any]:
-    """The raw mapping of a params file; syntax errors name the file, line and column.
-
-    The Snakefile calls this before its ``configfile:`` directive, so a YAML mistake reads the same under
-    Snakemake (which would only say "not valid JSON or YAML") as under ``paragen`` and DVC.
-    """
+def read_yaml(path: str | Path) -> Any:
+    """A configuration file's YAML as plain data (:mod:`paragen.safe_yaml`'s bounds); a missing file, a bound
+    passed or a syntax error is a :class:`ConfigError` naming the file (and line and column)."""
     from paragen.safe_yaml import YamlInputError, load_yaml_file
 
     path = Path(path)
     try:
-        raw = load_yaml_file(path)
+        return load_yaml_file(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except YamlInputError as error:
         raise ConfigError(str(error)) from None
     except yaml.YAMLError as error:
         raise _yaml_error(path, error) from None
+
+
+def read_params(path: str | Path = "params.yaml") -> dict[str, Any]:
+    """The raw mapping of a params file; syntax errors name the file, line and column.
+
+    The Snakefile calls this before its ``configfile:`` directive, so a YAML mistake reads the same under
+    Snakemake (which would only say "not valid JSON or YAML") as under ``paragen`` and DVC.
+    """
+    path = Path(path)
+    raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
     # Snakemake's configfile: would act on some keys (``__use_yte__: true`` runs the file as a YTE template,

@@ -77,17 +77,22 @@ def describe_own(splits: list[str]) -> str:
 
 
 def hardware_summary(run_dirs: dict[str, Path]) -> str:
-    """Caption text: the devices and the wall time summed over the runs (the per-run list is the table's setup)."""
-    minutes, devices, runs = 0.0, set(), 0
-    for run_dir in run_dirs.values():
+    """Caption text: the devices, each with the rows it trained when there are several (rows trained on different
+    hardware may differ by it too; a run resumed on another device is named under each), and the wall time summed
+    over the runs (the per-run times are the table's setup)."""
+    minutes, rows_of, runs = 0.0, {}, 0
+    for row, run_dir in run_dirs.items():
         sessions_path, log_path = run_dir / SESSIONS_FILE, run_dir / "train_log.csv"
         if sessions_path.exists() and log_path.exists():
-            devices.update(s["device"] for s in json.loads(sessions_path.read_text(encoding="utf-8")))
+            for session in json.loads(sessions_path.read_text(encoding="utf-8")):
+                rows_of.setdefault(session["device"], []).append(row)
             minutes += sum(r["wall_time_s"] for r in read_log(log_path)) / 60
             runs += 1
     if not runs:
         return ""
-    return f" Trained on {' and '.join(sorted(devices))}: {shown(minutes, 0)} min of training over {runs} run(s)."
+    named = [device + (f" ({', '.join(dict.fromkeys(rows_of[device]))})" if len(rows_of) > 1 else "")
+             for device in sorted(rows_of)]
+    return f" Trained on {' and '.join(named)}: {shown(minutes, 0)} min of training over {runs} run(s)."
 
 
 def rule_ceiling_text(config: ParagenConfig, experiments: list[str]) -> str:
