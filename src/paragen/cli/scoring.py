@@ -40,8 +40,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
+    from paragen.metrics.randomization import INTERVAL_MIN_RULES
     from paragen.scoring.comparison import compare_experiments
     from paragen.report.comparisons import METRIC_NAMES, p_text
+    from paragen.report.rule_tests import favour_text, p_with_floor
 
     if (args.tags is None) != (args.groups is None) or (args.tags is not None and args.metric != "exact"):
         raise ConfigError("--tags and --groups: both or neither, and only with --metric exact (rule data: the "
@@ -62,16 +64,18 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if clustered:
         for name, test in [("all types", clustered["overall"]), *clustered["by_type"].items()]:
             low, high = test["delta_ci95"]
-            print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, resampling "
-                  f"rules: {test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}, 95 % interval "
-                  f"{low:+.2f} to {high:+.2f}), {p_text(test['p_value'], test['samples'])} ({test['groups']} "
-                  f"rule{'s' if test['groups'] != 1 else ''}, {test['samples']} paired resamples)")
+            print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, by rule: "
+                  f"{test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}), "
+                  f"{favour_text(test, args.experiment, args.baseline)}, sign-flip {p_with_floor(test)}; rule "
+                  f"resampling: 95 % interval {low:+.2f} to {high:+.2f} ({test['samples']} paired resamples"
+                  f"{'' if test['groups'] >= INTERVAL_MIN_RULES else ', too few rules for tables to show it'})")
 
 
 def clustered_test(config: ParagenConfig, experiment: str, baseline: str, tags_file: str, groups_file: str,
                    samples: int) -> dict[str, Any]:
-    """``compare --tags --groups``: the paired bootstrap of exact match resampling rules (issue 40), overall and per
-    copying type, on the one test split of rule data; A is the baseline, B the experiment, as in ``splits``.
+    """``compare --tags --groups``: exact match compared by rule, overall and per copying type, on the one test split
+    of rule data: the exact sign-flip test over rules (issue 67) and the rule-resampling interval of the difference
+    (issue 40); A is the baseline, B the experiment, as in ``splits``.
 
     Exact match is scored as ``paragen score --metric exact`` scores it (whitespace tokens equal the reference's);
     the hypotheses, the reference, the tags and the groups must have a line each per test sentence."""
@@ -211,8 +215,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--tags", type=input_file,
                    help="rule data, with --groups and --metric exact: the test split's copying type per line "
-                   "(`paragen generate`'s test.tag): the JSON adds \"clustered\", a paired bootstrap resampling rules, "
-                   "overall and per type (the line bootstrap stays under \"splits\")")
+                   "(`paragen generate`'s test.tag): the JSON adds \"clustered\", overall and per type: the exact "
+                   "sign-flip test over rules (p, its floor, the per-rule differences) and the rule-resampling interval "
+                   "(the line bootstrap stays under \"splits\")")
     p.add_argument("--groups", type=input_file,
                    help="with --tags: the test split's rule per line (`paragen generate`'s test.rule), the unit "
                    "resampled")

@@ -52,7 +52,7 @@ def to_markdown(table: ResultTable) -> str:
     lines += ["", table.caption, "", (OWN_LEGEND if table.own else PAPER_LEGEND)
               + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
     if table.comparisons:
-        lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
+        lines += ["", table.comparisons_heading] \
             + [f"- {c}" for c in table.comparisons]
     if table.training or table.training_notes:
         lines += ["", "Training (model selection on the validation split):"] + [
