@@ -65,6 +65,23 @@ def test_a_hand_edited_cell_is_named_with_its_file(tmp_path):
     assert "3.3 / 99.9 (+96.6)" in stale[0].detail and "differs from its rebuild" in stale[0].detail
 
 
+def test_update_replaces_a_stale_file_by_its_rebuild(tmp_path):
+    """``paragen check-tables --update``: the hand-edited Markdown is named, then replaced by its rebuild, the deleted
+    comparisons CSV written back; a second check finds nothing stale."""
+    root = _copy_repository_results(tmp_path, "copynet_synthetic")
+    md = root / "results" / "tables" / "copynet_synthetic.md"
+    committed = md.read_text(encoding="utf-8")
+    md.write_text(committed.replace("| Enc-Dec |", "| Enc-Dec (edited) |"), encoding="utf-8")
+    (root / "results" / "tables" / "copynet_synthetic_comparisons.csv").unlink()
+    stale, _ = check_tables(root, ["copynet_synthetic"], update=True)
+    assert sorted(item.path for item in stale) == ["results/tables/copynet_synthetic.md",
+                                                  "results/tables/copynet_synthetic_comparisons.csv"]
+    assert md.read_text(encoding="utf-8") == committed
+    assert (root / "results" / "tables" / "copynet_synthetic_comparisons.csv").read_text(encoding="utf-8") == (
+        ROOT / "results" / "tables" / "copynet_synthetic_comparisons.csv").read_text(encoding="utf-8")
+    assert check_tables(root, ["copynet_synthetic"]) == ([], ["copynet_synthetic"])
+
+
 def test_a_file_the_rebuild_writes_but_nobody_committed_is_named(tmp_path):
     """A table whose comparisons CSV was never committed (or was deleted) is stale: its numbers exist nowhere in
     the repository although the report writes them."""

@@ -79,9 +79,22 @@ def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str
     return settings["table"], None
 
 
-def check_tables(root: str | Path, names: list[str] | None = None) -> tuple[list[Stale], list[str]]:
+def _take_rebuild(committed: Path, rebuilt: Path) -> None:
+    """``--update``: the committed file becomes its rebuild (removed where the rebuild no longer writes it)."""
+    if rebuilt.exists():
+        committed.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(rebuilt, committed)
+    else:
+        committed.unlink()
+
+
+def check_tables(root: str | Path, names: list[str] | None = None,
+                 update: bool = False) -> tuple[list[Stale], list[str]]:
     """(stale files, tables checked): every table with provenance under ``root`` (or those in ``names``) rebuilt
-    and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too."""
+    and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too.
+    ``update``: each stale file that a rebuild gives is replaced by it in ``root`` (how a change to the report code
+    reaches the committed tables: through the report stage, from the committed metrics and provenance, never by
+    hand); the returned list still names what was stale before."""
     from paragen.config import load_config
 
     root = Path(root)
@@ -109,11 +122,16 @@ def check_tables(root: str | Path, names: list[str] | None = None) -> tuple[list
                 if not committed.exists():
                     if rebuilt.exists():
                         stale.append(Stale(path, "the rebuild writes it, but it is not committed"))
+                        if update:
+                            _take_rebuild(committed, rebuilt)
                     continue
                 if not rebuilt.exists():
                     stale.append(Stale(path, "committed, but the rebuild does not write it"))
-                    continue
-                detail = _diff(committed, rebuilt, path)
-                if detail is not None:
+                else:
+                    detail = _diff(committed, rebuilt, path)
+                    if detail is None:
+                        continue
                     stale.append(Stale(path, detail))
+                if update:
+                    _take_rebuild(committed, rebuilt)
     return stale, [p.name for p in kept]
