@@ -88,6 +88,11 @@ def closest_choice_path(experiment: str) -> str:
     return f"results/metrics/{experiment}.closest_epoch.json"
 
 
+def heldout_path(experiment: str) -> str:
+    """The closest-epoch hypothesis read as a prediction per held-out type (``paragen closest-heldout``)."""
+    return f"results/metrics/{experiment}.heldout.json"
+
+
 def closest_metrics_path(experiment: str) -> str:
     """The closest-epoch decode's test scores (as metrics_path for the selected checkpoint)."""
     return f"results/metrics/{experiment}.closest.json"

@@ -13,7 +13,7 @@ from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alig
                                            attention_heatmap_item, copy_heatmap_item, examples_item, loss_curves_item, oddgen_item, table_items, training_panels_item,
                                            type_curves_item, valid_curves_item)
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
-from paragen.pipeline.tables import TablePlan, caption_params, closest_choices
+from paragen.pipeline.tables import TablePlan, caption_params, closest_choices, heldout_files
 
 
 def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
@@ -32,6 +32,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
                       if config.models[config.experiments[e].model].pretrained_embeddings)
         deps += tuple(comparison_path(a, b) for a, b in plan.compared())
         deps += tuple(run.metrics for row in plan.closest_rows() for run in row.runs) + tuple(closest_choices(plan))
+        deps += tuple(heldout_files(plan))
         deps += figure_inputs(config, plan)
     first = config.dataset_of(table.experiments()[0])
     return Stage(

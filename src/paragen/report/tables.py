@@ -63,6 +63,8 @@ class ResultTable:
     """Paired tests between rows (paragen.report.comparisons), one line each."""
     comparisons_heading: str = "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"
     """What the comparison lines are (rule data: :data:`RULE_TESTS_HEADING`)."""
+    predictions: list[str] = field(default_factory=list)
+    """Rule data: the closest-epoch hypothesis read as a prediction per held-out type (paragen.report.heldout)."""
     readings: list[str] = field(default_factory=list)
     """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
     reading_rules: str = ""
