@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from paragen import artifacts
@@ -124,11 +125,32 @@ def cmd_skip_sweep(args: argparse.Namespace) -> None:
 
 def cmd_scoring_variants(args: argparse.Namespace) -> None:
     from paragen.simplification.scoring_variants import TABLE_STEM
-    from paragen.simplification.scoring_variants_files import write_scoring_variants
+    from paragen.simplification.scoring_variants_files import render_scoring_variants, write_scoring_variants
 
-    rows = write_scoring_variants(args.raw)
+    if args.from_csv:
+        rows = render_scoring_variants()
+        print(f"wrote {TABLE_STEM}.md and _cv.csv from {TABLE_STEM}.csv ({len(rows)} settings)")
+        return
+    raw = args.raw or "data/raw/turkcorpus"
+    rows = write_scoring_variants(raw)
+    keep_scoring_inputs(raw)
     print(f"wrote {TABLE_STEM}.md, .csv and _cv.csv ({len(rows)} settings; _cv: each published number predicted by "
-          "the protocol chosen on the other five)")
+          "the protocol chosen on the other five) and their provenance")
+
+
+def keep_scoring_inputs(raw: str) -> None:
+    """results/provenance/simplification_scoring_variants/: what the scores were computed from (each Turk test
+    file's sha256; the files are a download, not kept) and the command that rebuilds the table from them, so
+    ``paragen check-tables`` redraws the table from the committed scores."""
+    import hashlib
+
+    from paragen.artifacts import SCORING_VARIANTS_TABLE
+    from paragen.report.provenance import keep
+    from paragen.simplification.report_protocol import test_files
+
+    inputs = {str(path): hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in test_files(raw)}
+    keep(SCORING_VARIANTS_TABLE, [], {"table": SCORING_VARIANTS_TABLE, "data": [], "seeds": 1,
+                                      "command": f"paragen scoring-variants --raw {raw}", "inputs": inputs})
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -285,8 +307,11 @@ def register(commands: Commands) -> None:
             "plausible SARI/BLEU setting, to explain the simplification report's numbers, and cross-validate the choice "
             "leaving one number out (writes results/tables/simplification_scoring_variants.{md,csv} and "
             "simplification_scoring_variants_cv.csv)", params=False)
-    p.add_argument("--raw", default="data/raw/turkcorpus", type=input_dir,
+    p.add_argument("--raw", type=input_dir,
                    help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
+    p.add_argument("--from-csv", action="store_true",
+                   help="rank and cross-validate the scores already in results/tables/simplification_scoring_variants"
+                   ".csv (seconds; no Turk files needed): rewrites the .md and _cv.csv only")
     p = add("published-outputs", cmd_published_outputs,
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
     p.add_argument("--mirror", default=default_mirror(), required=default_mirror() is None,

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
+from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, SCORING_VARIANTS_TABLE, fetch_marker, provenance_dir,
+                               scoring_variants_outputs, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
                                comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
                                examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
@@ -12,6 +13,7 @@ from paragen.config import ParagenConfig
 from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_items, comparisons_item,
                                            attention_heatmap_item, copy_heatmap_item, examples_item, loss_curves_item, oddgen_item, table_items, training_panels_item,
                                            type_curves_item, valid_curves_item)
+from paragen.pipeline.data_stages import fetch_scopes
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
 from paragen.pipeline.tables import TablePlan, caption_params, closest_choices, heldout_files
 
@@ -98,6 +100,21 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)
                    for e in plan.panels)
     return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained]),) if plan.by_type else ())
+
+
+def scoring_variants_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:
+    """``paragen scoring-variants`` beside the simplification table (which links it) when the Turk test files are
+    fetched: every scoring protocol's scores on the Turk test, the ranking and its leave-one-out, with provenance
+    (docs/decisions.md P4, P5, P9)."""
+    scope = fetch_scopes(config).get("turkcorpus")
+    if scope is None or not any(plan.spec.paper == "simplification_table1" for plan in tables.values()):
+        return []
+    outs = scoring_variants_outputs()
+    provenance = provenance_dir(SCORING_VARIANTS_TABLE)
+    return [Stage(name="scoring_variants", step="report",
+                  cmd=shell_command("paragen", "scoring-variants", "--raw", "data/raw/turkcorpus"),
+                  deps=(fetch_marker("turkcorpus", scope),), outs=(*outs, provenance), uncached=(*outs, provenance),
+                  directories=(provenance,))]
 
 
 def index_stage(config: ParagenConfig, stages: list[Stage]) -> Stage:
