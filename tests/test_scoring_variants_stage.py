@@ -71,5 +71,7 @@ def test_the_stage_runs_beside_the_simplification_table_when_the_turk_files_are_
     assert stage.cmd == "paragen scoring-variants --raw data/raw/turkcorpus"
     assert stage.deps == ("data/raw/turkcorpus/.complete-eval.json",)
     assert set(stage.outs) == {*scoring_variants_outputs(), f"results/provenance/{SCORING_VARIANTS_TABLE}"}
+    report = next(s for s in stages(parse_config(raw, "with turk")) if s.name == "report_simplification")
+    assert set(scoring_variants_outputs()[1:]) <= set(report.deps)  # it runs with the table that links it
     raw["data"] = []  # no Turk files: no stage (and the default suite has none)
     assert not [s for s in stages(parse_config(raw, "without")) if s.name == "scoring_variants"]
