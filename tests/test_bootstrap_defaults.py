@@ -8,6 +8,8 @@ under test.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -111,9 +113,13 @@ def test_clustered_comparison_passes_seed_samples_and_level_to_every_part():
     for part in (result["overall"], *result["by_type"].values()):
         assert (part["samples"], part["seed"]) == (1000, 12345)
         assert "delta_ci90" in part and "delta_ci95" not in part
-    interval, p_value = _expected_rule_comparison(b, 0.9)
+    interval, _ = _expected_rule_comparison(b, 0.9)
     assert result["overall"]["delta_ci90"] == pytest.approx(interval)
-    assert result["overall"]["p_value"] == pytest.approx(p_value)
+    # its p is the sign-flip test's over the 12 rules, counted here over all 4,096 sign assignments
+    starts = np.r_[0, np.cumsum(SIZES)[:-1]]
+    gain = (np.add.reduceat(b, starts) - np.add.reduceat(CORRECT, starts)).astype(int)
+    signs = np.array(list(itertools.product([1, -1], repeat=len(SIZES))))
+    assert result["overall"]["p_value"] == float(np.mean(signs @ gain >= gain.sum()))
 
 
 def test_clustered_comparison_refusals_are_whole_sentences():

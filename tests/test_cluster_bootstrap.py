@@ -86,8 +86,10 @@ def test_lines_of_a_rule_that_fail_together_make_the_clustered_p_much_larger():
 
 def test_each_type_resamples_its_own_rules():
     """x->x: rules 1-3 (2 lines each), A and B equal on every line but the rules differ (2, 0 and 1 right): pairing
-    gives every resample delta 0, so p = 1 and the interval [0, 0] (independent draws would not). xy->x: rules 4-5,
-    B gains rule 4's 2 lines: p = P(rule 4 not drawn in 2) = 1/4, from these 2 rules only."""
+    gives every resample delta 0, so the interval [0, 0] (independent draws would not), and every sign assignment of
+    the differences (0, 0, 0) sums to 0: p = 1. xy->x: rules 4-5, B gains rule 4's 2 lines: differences (2, 0), sums
+    2, 2, -2, -2 over the 4 assignments, at least 2 in 2: p = 1/2, from these 2 rules only (all 5 rules: the three
+    zeros multiply both counts by 8, p = 1/2 again)."""
     a = np.array([1, 1, 0, 0, 1, 0, 0, 0, 1, 1], dtype=float)
     b = np.array([1, 1, 0, 0, 1, 0, 1, 1, 1, 1], dtype=float)
     tags = ["x->x"] * 6 + ["xy->x"] * 4
@@ -98,12 +100,13 @@ def test_each_type_resamples_its_own_rules():
     assert (same["score_a"], same["score_b"], same["delta"], same["p_value"]) == (50.0, 50.0, 0.0, 1.0)
     assert (same["delta_ci95"], same["groups"], same["lines"]) == ([0.0, 0.0], 3, 6)
     gained = result["by_type"]["xy->x"]
-    assert gained == paired_cluster_bootstrap(a[6:], b[6:], groups[6:], samples=4000).as_dict()
+    interval = paired_cluster_bootstrap(a[6:], b[6:], groups[6:], samples=4000).as_dict()
+    assert {k: gained[k] for k in interval if k != "p_value"} == {k: v for k, v in interval.items() if k != "p_value"}
     assert (gained["score_a"], gained["score_b"], gained["groups"]) == (50.0, 100.0, 2)
-    assert gained["p_value"] == pytest.approx(0.25, abs=0.03)
+    assert gained["p_value"] == 0.5 and gained["rule_differences"] == [100.0, 0.0]
     overall = result["overall"]
     assert (overall["score_a"], overall["score_b"], overall["groups"], overall["lines"]) == (50.0, 70.0, 5, 10)
-    assert overall["p_value"] == pytest.approx(0.8 ** 5, abs=0.03)  # rule 4 not drawn in 5: 0.328
+    assert overall["p_value"] == 0.5 and overall["p_floor"] == 1 / 32
 
 
 def test_a_rule_with_two_types_or_misaligned_labels_is_refused():
@@ -141,10 +144,11 @@ def _compare(out: Path, *extra: str) -> int:
 
 
 def test_compare_adds_the_clustered_test_beside_the_line_bootstrap(tmp_path, monkeypatch, capsys):
-    """By hand: 66.67 vs 33.33; resampling the 3 rules, the row is not better only when rule 1 is never drawn:
-    (2/3)^3 = 8/27 = 0.296; within x->x (rules 0, 1) (1/2)^2 = 1/4; xy->x has both wrong on both lines (delta 0,
-    p 1). The line bootstrap, kept under "splits", is not better only when neither line 3 nor 4 is drawn among 6:
-    (2/3)^6 = 0.088."""
+    """By hand: 66.67 vs 33.33; per rule the row gains 0, 2 and 0 lines. Sign flips of (0, 2, 0): half the 8
+    assignments keep +2, so p = 1/2 (floor 1/8); within x->x (rules 0, 1) also 1/2 (floor 1/4); xy->x has both
+    wrong on both lines (delta 0, p 1). The interval still resamples rules: k of 3 draws take rule 1, P(k = 3) =
+    1/27 > 2.5 %, so it ends at 100. The line bootstrap, kept under "splits", is not better only when neither line 3
+    nor 4 is drawn among 6: (2/3)^6 = 0.088."""
     monkeypatch.chdir(tmp_path)
     tags, rules = _tiny_rule_data(tmp_path)
     out = tmp_path / "cmp.json"
@@ -158,17 +162,22 @@ def test_compare_adds_the_clustered_test_beside_the_line_bootstrap(tmp_path, mon
         "rule", "test", tags, rules)
     assert list(clustered["by_type"]) == ["x->x", "xy->x"]
     overall = clustered["overall"]
-    assert set(overall) == {"score_a", "score_b", "delta", "delta_ci95", "p_value", "samples", "seed", "groups",
-                            "lines"}
+    assert set(overall) == {"score_a", "score_b", "delta", "delta_ci95", "p_value", "p_value_lower", "p_floor",
+                            "sign_flip", "rule_differences", "favour_b", "favour_a", "ties", "samples", "seed",
+                            "groups", "lines"}
     assert (round(overall["score_b"], 2), round(overall["score_a"], 2), overall["groups"], overall["samples"]) == (
         66.67, 33.33, 3, 4000)
-    assert overall["p_value"] == pytest.approx(8 / 27, abs=0.03)
-    assert overall["delta_ci95"] == pytest.approx([0.0, 100.0])  # k of 3 draws rule 1: P(k = 3) = 1/27 > 2.5 %
-    assert clustered["by_type"]["x->x"]["p_value"] == pytest.approx(0.25, abs=0.03)
+    assert (overall["p_value"], overall["p_floor"], overall["sign_flip"]) == (
+        0.5, 0.125, {"method": "exhaustive", "assignments": 8})
+    assert overall["delta_ci95"] == pytest.approx([0.0, 100.0])
+    assert clustered["by_type"]["x->x"]["p_value"] == 0.5 and clustered["by_type"]["x->x"]["p_floor"] == 0.25
     assert clustered["by_type"]["xy->x"]["p_value"] == 1.0 and clustered["by_type"]["xy->x"]["delta"] == 0.0
     shown = capsys.readouterr().out
-    assert "t_copynet vs t_encdec, exact match on test, all types, resampling rules: 66.67 vs 33.33 (+33.33" in shown
-    assert "xy->x, resampling rules: 0.00 vs 0.00 (+0.00, 95 % interval +0.00 to +0.00), p = 1.000" in shown
+    assert ("t_copynet vs t_encdec, exact match on test, all types, by rule: 66.67 vs 33.33 (+33.33), 1 of 3 rules "
+            "favours t_copynet, 2 tied, sign-flip exact p = 0.5 (smallest possible with 3 rules: 0.125); rule "
+            "resampling: 95 % interval +0.00 to +100.00 (4000 paired resamples, too few rules for tables to show it)"
+            in shown)
+    assert "xy->x, by rule: 0.00 vs 0.00 (+0.00), 0 of 1 rule favour t_copynet, 1 tied, sign-flip exact p = 1" in shown
     assert _compare(out, "--metric", "exact") == 0 and "clustered" not in json.loads(out.read_text())
 
 

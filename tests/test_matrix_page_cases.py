@@ -64,33 +64,41 @@ def test_each_seed_test_records_seed_runs_delta_and_p(tmp_path, monkeypatch):
                                                                                    (36, 0.01)]):
         _test(run, base, delta, p)
     tests = _task_t(matrix_results(config))["CopyNet"].tests
-    assert tests == [
-        {"seed": 1, "run": "t_copynet", "baseline": "mx_t_rnnsearch", "delta": 30, "p_value": 0.001},
-        {"seed": 2, "run": "t_copynet_seed2", "baseline": "mx_t_rnnsearch_seed2", "delta": 18, "p_value": 0.2},
-        {"seed": 3, "run": "t_copynet_seed3", "baseline": "mx_t_rnnsearch_seed3", "delta": 36, "p_value": 0.01}]
+    assert [{k: t[k] for k in ("seed", "run", "baseline", "value", "baseline_value", "delta", "p_value")}
+            for t in tests] == [
+        {"seed": 1, "run": "t_copynet", "baseline": "mx_t_rnnsearch", "value": 80, "baseline_value": 50,
+         "delta": 30, "p_value": 0.001},
+        {"seed": 2, "run": "t_copynet_seed2", "baseline": "mx_t_rnnsearch_seed2", "value": 70, "baseline_value": 52,
+         "delta": 18, "p_value": 0.2},
+        {"seed": 3, "run": "t_copynet_seed3", "baseline": "mx_t_rnnsearch_seed3", "value": 90, "baseline_value": 54,
+         "delta": 36, "p_value": 0.01}]
+    assert [t["p_value_lower"] for t in tests] == [0.999, 0.8, 0.99]  # 1 - p, as the fixture writes them
+    assert all(t["rules"]["p_floor"] == 1 / 100001 for t in tests)  # the file's sign-flip part rides along
 
 
 def _page(monkeypatch, seeds: list[int], cells: list[CellResult], declared: set[str]) -> str:
     """The page of one task labelled "copy (rules)" scored by exact match, its reading replaced by a marker (the
     paragraph has its own tests)."""
-    monkeypatch.setattr(matrix_render, "paragraph", lambda config, results: "READING")
+    monkeypatch.setattr(matrix_render, "paragraph", lambda config, results, found: "READING")
     matrix = SimpleNamespace(title="Matrix", mechanisms={c.mechanism: None for c in cells}, seeds=seeds,
                              samples=1000, _declared=declared)
     task = TaskResult("t", "copy (rules)", "exact", "A", cells)
-    return matrix_render.to_markdown(SimpleNamespace(matrix=matrix), [task], "")
+    return matrix_render.to_markdown(SimpleNamespace(matrix=matrix), [task], "", [])
 
 
 def test_one_seed_is_named_and_lists_say_none(monkeypatch):
     """One seed (7): "seed 7", not "mean ± sd over seeds"; the metric label is the task's label before " (";
     every cell scored and every run declared by the matrix, so both lists read "- none"."""
     cells = [CellResult("t", "A", "scored", experiment="mx_t_a", runs=["mx_t_a"], values=[50.0], rank=2),
-             CellResult("t", "B", "scored", experiment="mx_t_b", runs=["mx_t_b"], values=[60.0], rank=1,
-                        tests=[{"seed": 7, "run": "mx_t_b", "baseline": "mx_t_a", "delta": 10.04, "p_value": 0.0}])]
+             CellResult("t", "B", "scored", experiment="mx_t_b", runs=["mx_t_b"], values=[60.04], rank=1,
+                        tests=[{"seed": 7, "run": "mx_t_b", "baseline": "mx_t_a", "value": 60.04,
+                                "baseline_value": 49.96, "delta": 10.08, "p_value": 0.0}])]
     page = _page(monkeypatch, [7], cells, {"mx_t_a", "mx_t_b"})
     assert "Each cell: the task's main metric on its test set (copy: exact match (%)), seed 7; its rank" in page
     assert "mean ± sd" not in page
-    # p = 0 of 1,000 resamples reads as below their resolution
-    assert "- copy (rules), B vs A: seed 7: +10.0, p < 0.001\n" in page
+    # p = 0 of 1,000 resamples reads as below their resolution; the difference is the shown 60.0 minus the shown
+    # 50.0 (the exact 10.08 would round to +10.1)
+    assert "- copy (rules), B vs A: seed 7: 60.0 vs 50.0 (+10.0), p < 0.001\n" in page
     assert page.endswith("## Cells that do not apply or did not run\n\n- none\n\n## Runs shared with the suites' "
                          "tables\n\nThese cells are the suites' own experiments (identical dataset, model, training "
                          "and decoding), trained once; their test results were seen before the matrix was designed "
@@ -125,9 +133,9 @@ def test_csv_rows_end_in_newlines_and_join_metrics_and_alignment_by_spaces():
     text = matrix_render.to_csv(SimpleNamespace(), [TaskResult("t", "copy", "exact", "A", [cell])])
     assert text.encode() == (
         b"task,mechanism,status,reason,experiment,runs,metric,mean,sd,values,rank,verdict,deltas,p_values,also,"
-        b"attention_alignment\n"
+        b"attention_alignment,seeds,baseline_values,p_values_lower,p_floors,best_epochs,epochs_run,hit_epoch_cap\n"
         b"t,A,scored,,mx_t_a,r1 r2,exact,51.0000,1.4142,50.0000 52.0000,1,,,,bleu=12.0000 sari=30.5000,"
-        b"85.4000 86.0000\n")
+        b"85.4000 86.0000,,,,,,,\n")
 
 
 def _sanity_config(runnable: bool) -> SimpleNamespace:

@@ -38,14 +38,14 @@ def _results() -> list[TaskResult]:
 
 
 def test_one_seed_paragraph_word_for_word():
-    """Faulty variants give other text: 'best A' alone (a tie dropped), the void column's better/worse listed, the
-    Void sentence missing after the Empty one (a loop that stops at the first task without runs), '6 cell(s)'
+    """Faulty variants give other text: 'best A' alone (a tie dropped), the void column's better/worse listed or a
+    best cell named (a void column is not ranked), the Void sentence missing after the Empty one (a loop that stops at the first task without runs), '6 cell(s)'
     counted with the void column, '0.1 a cell' instead of 2 x 0.05 = 0.100, no one-seed warning."""
     expected = (
         "Copy: best A and B. Better than attention: A, F. Worse than attention: B. "
         "No difference shown from attention: C. Not run: D, E. "
         "Empty: no cell has run. "
-        "Void: best Y. Its verdicts are void: its baseline does not work. Not run: Z. "
+        "Void: not ranked, and its verdicts are void: its baseline does not work. Not run: Z. "
         "4 cell(s) tested against their task's baseline (1 seed; a verdict needs p < 0.05 or > 0.95 in 1 of 1): "
         "2 better, 1 worse; with no true difference anywhere about 0.4 verdict(s) would come by chance "
         "(0.100 a cell). "

@@ -51,11 +51,14 @@ def _exact(run: str, score: float) -> None:
     _write(f"results/metrics/{run}.json", {"metric": "exact", "score": score})
 
 
-def _test(run: str, baseline: str, delta: float, p: float) -> None:
-    """A rule-data comparison file: the rule-resampling test is the one read."""
+def _test(run: str, baseline: str, delta: float, p: float, lower: float | None = None) -> None:
+    """A rule-data comparison file: its sign-flip test over rules is the one read (p the cell better, ``lower`` the
+    cell worse: 1 - p unless given; 20 rules, drawn: floor 1/100,001), not the line bootstrap's p beside it."""
     _write(f"results/matrix/{run}.vs.{baseline}.json",
            {"splits": {"test": {"delta": 99.0, "p_value": 0.5}},
-            "clustered": {"overall": {"delta": delta, "p_value": p}}})
+            "clustered": {"overall": {"delta": delta, "p_value": p, "p_value_lower": 1 - p if lower is None else lower,
+                                      "p_floor": 1 / 100001, "groups": 20, "favour_b": 0, "favour_a": 0, "ties": 20,
+                                      "sign_flip": {"method": "monte carlo", "assignments": 100000, "seed": 12345}}}})
 
 
 def _runs(name: str) -> list[str]:
@@ -117,7 +120,8 @@ def test_a_column_whose_baseline_does_not_work_is_void(fixture_results):
     assert results["r"].void == ("void: the baseline RNNSearch scores BLEU 12.0, below 50% of rd_identity's 49.0 on "
                                  "the same test set, so it does not work and no comparison with it is claimed")
     cells = {c.mechanism: c for c in results["r"].cells}
-    assert cells["CopyNet"].mean == 36 and cells["CopyNet"].rank == 1 and cells["CopyNet"].also["bleu"] == [30] * 3
+    # a void column is not ranked (issue 67): its scores are shown, but nothing is ordered by them
+    assert cells["CopyNet"].mean == 36 and cells["CopyNet"].rank is None and cells["CopyNet"].also["bleu"] == [30] * 3
 
 
 def test_rendered_files_say_void_and_list_reuse(fixture_results):
@@ -125,19 +129,22 @@ def test_rendered_files_say_void_and_list_reuse(fixture_results):
 
     config, results = fixture_results
     markdown = to_markdown(config, list(results.values()), "")
-    assert "| CopyNet | 80.0 ± 10.0 · rank 1 · better | 36.0 ± 0.0 · rank 1 · void |" in markdown
+    assert "| CopyNet | 80.0 ± 10.0 · rank 1 · better | 36.0 ± 0.0 · void |" in markdown  # a void column: no rank
     assert "| SPM | does not apply |" in markdown
     assert "- CopyNet on tiny rules: `t_copynet`" in markdown  # a suite's run, reused
-    assert "real: best CopyNet. Its verdicts are void: the baseline RNNSearch scores BLEU 12.0" in markdown
+    assert "real: not ranked, and its verdicts are void: the baseline RNNSearch scores BLEU 12.0" in markdown
     # tested cells outside void columns: t's CopyNet, Enc-Dec, WEAN, sGate; 1 better, 1 worse;
     # chance: 4 x 2 x (3 x 0.05^2 x 0.95 + 0.05^3) = 4 x 0.0145 = 0.058
     assert "4 cell(s) tested" in markdown and "1 better, 1 worse" in markdown and "about 0.1 verdict(s)" in markdown
     rows = to_csv(config, list(results.values())).splitlines()
     assert rows[0].startswith("task,mechanism,status,reason,experiment,runs,metric,mean,sd,values,rank,verdict")
     wean = next(row for row in rows if row.startswith("t,WEAN,"))
+    # deltas: 40 - 50, 41 - 52, 42 - 54 exactly; p-values as the files hold them; the p of being worse 1 - p
     assert wean.startswith("t,WEAN,scored,,t_wean,t_wean t_wean_seed2 t_wean_seed3,exact,41.0000,1.0000,"
-                           "40.0000 41.0000 42.0000,5,worse,-10.0000 -11.0000 -12.0000,0.9990 0.9600 0.5000")
-    assert next(row for row in rows if row.startswith("t,RNNSearch,")).endswith(",85.4000")
+                           "40.0000 41.0000 42.0000,5,worse,-10.0 -11.0 -12.0,0.999 0.96 0.5,")
+    assert wean.endswith(",1 2 3,50.0000 52.0000 54.0000,0.0010000000000000009 0.040000000000000036 0.5,"
+                         "0.00000999990000099999 0.00000999990000099999 0.00000999990000099999,,,")
+    assert next(row for row in rows if row.startswith("t,RNNSearch,")).endswith(",85.4000,,,,,,,")
     written = write_matrix(config)
     from PIL import Image
 

@@ -201,7 +201,12 @@ def _fake_rebuild(monkeypatch, writes: dict[str, dict[str, str]], failures: dict
             write_lines(scratch / path, [text], ending="")
         return table, None
 
+    def parameters(root, name, scratch):
+        (scratch / "report.json").write_text(json.dumps({"table": name}))
+        return rebuild(root, scratch, scratch)
+
     monkeypatch.setattr(staleness, "rebuild_table", rebuild)
+    monkeypatch.setattr(staleness, "rebuild_parameters", parameters)
     return scratches
 
 
@@ -254,18 +259,29 @@ def test_names_choose_which_tables_are_rebuilt_and_the_rest_are_sorted(tmp_path,
 
 def test_a_scores_table_committed_without_provenance_is_named_unless_not_asked_for(tmp_path, monkeypatch):
     """copynet_synthetic.md committed, no provenance: named (its Markdown path, the fixed sentence); with names
-    that leave it out, not named. tiny_parameters (kind parameters) committed without provenance is never named:
-    only scores tables keep provenance. A scores table with no committed Markdown (second) is not named either."""
+    that leave it out, not named. tiny_parameters (kind parameters) committed without provenance is never named as
+    such: it keeps none, and is rebuilt from params.yaml instead (here its rebuild gives the committed text back). A
+    scores table with no committed Markdown (second) is not named either."""
     root = _checked_repository(tmp_path, {})
     for table in (TABLE, "tiny_parameters"):
         write_lines(root / "results" / "tables" / f"{table}.md", ["x"])
     write_lines(root / "results" / "tables" / "second.csv", ["only a csv"])
-    _fake_rebuild(monkeypatch, {})
+    _fake_rebuild(monkeypatch, {"tiny_parameters": {"results/tables/tiny_parameters.md": "x\n"}})
     sentence = ("committed without results/provenance/ (what it was built from): it cannot be rebuilt; regenerate "
                 "it with the pipeline")
-    assert check_tables(root) == ([Stale(f"results/tables/{TABLE}.md", sentence)], [])
+    assert check_tables(root) == ([Stale(f"results/tables/{TABLE}.md", sentence)], ["tiny_parameters"])
     assert check_tables(root, [TABLE]) == ([Stale(f"results/tables/{TABLE}.md", sentence)], [])
-    assert check_tables(root, ["tiny_parameters", "second"]) == ([], [])
+    assert check_tables(root, ["tiny_parameters", "second"]) == ([], ["tiny_parameters"])
+
+
+def test_a_committed_parameters_table_is_rebuilt_and_an_edit_named(tmp_path, monkeypatch):
+    """Its rebuild gives other text than the committed Markdown: named with the diff."""
+    root = _checked_repository(tmp_path, {})
+    write_lines(root / "results" / "tables" / "tiny_parameters.md", ["edited"])
+    _fake_rebuild(monkeypatch, {"tiny_parameters": {"results/tables/tiny_parameters.md": "counted\n"}})
+    stale, checked = check_tables(root, ["tiny_parameters"])
+    assert checked == ["tiny_parameters"] and [s.path for s in stale] == ["results/tables/tiny_parameters.md"]
+    assert "-edited" in stale[0].detail and "+counted" in stale[0].detail
 
 
 def test_a_folder_without_settings_is_not_a_provenance(tmp_path, monkeypatch):

@@ -88,6 +88,11 @@ def closest_choice_path(experiment: str) -> str:
     return f"results/metrics/{experiment}.closest_epoch.json"
 
 
+def heldout_path(experiment: str) -> str:
+    """The closest-epoch hypothesis read as a prediction per held-out type (``paragen closest-heldout``)."""
+    return f"results/metrics/{experiment}.heldout.json"
+
+
 def closest_metrics_path(experiment: str) -> str:
     """The closest-epoch decode's test scores (as metrics_path for the selected checkpoint)."""
     return f"results/metrics/{experiment}.closest.json"
@@ -268,3 +273,14 @@ def oddgen_figure_path(table: str) -> str:
 def embeddings_path(experiment: str) -> str:
     """How a run's embeddings started (pretrained vectors or random, and why): its table caption says it."""
     return f"{run_dir(experiment)}/embeddings.json"
+
+
+SCORING_VARIANTS_TABLE = "simplification_scoring_variants"
+"""``paragen scoring-variants``' table: its scores (``.csv``), and the ranking and leave-one-out drawn from them
+(``.md``, ``_cv.csv``)."""
+
+
+def scoring_variants_outputs() -> tuple[str, str, str]:
+    """(scores CSV, Markdown, leave-one-out CSV) of ``paragen scoring-variants``."""
+    stem = f"results/tables/{SCORING_VARIANTS_TABLE}"
+    return f"{stem}.csv", f"{stem}.md", f"{stem}_cv.csv"

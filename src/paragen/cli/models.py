@@ -191,6 +191,44 @@ def cmd_decode(args: argparse.Namespace) -> None:
     log.info("%s: decoded %d sentences of %s", args.experiment, len(results), args.split)
 
 
+def cmd_closest_heldout(args: argparse.Namespace) -> None:
+    """The closest-epoch hypothesis as a prediction: per copying type the epoch chosen with that type left out,
+    its test score (decoding a kept checkpoint where no scored decode has it) against the paper's number."""
+    import torch
+
+    from paragen.decoding.decode import translate
+    from paragen.scoring.closest_heldout import held_out_prediction
+    from paragen.training.kept_epochs import epoch_checkpoint
+    from paragen.training.trainer import pick_device
+
+    config = load_params(args)
+    spec = known_experiment(config, args.experiment)
+    decoding = config.decoding[spec.decoding]
+    device = pick_device(args.device)
+    source_path = Path(artifacts.experiment_data(config, args.experiment).directory) / "test.src"
+
+    def decode(epoch: int) -> list[list[str]] | None:
+        checkpoint = epoch_checkpoint(artifacts.run_dir(args.experiment), epoch)
+        if not checkpoint.exists():
+            return None
+        model, vocab = _trained_model(config, args.experiment, device, str(checkpoint))
+        if decoding.threads:
+            torch.set_num_threads(decoding.threads)
+        sources = [line.split() for line in read_lines(source_path)]
+        log.info("%s: decoding epoch %d for a held-out type", args.experiment, epoch)
+        return [r.nbest[0] for r in translate(model, sources, vocab, device=device, progress=not args.quiet,
+                                              **decoding.model_dump(exclude={"threads"}))]
+
+    if args.die_with_parent:
+        die_with_parent()
+    result = held_out_prediction(config, args.table, args.experiment, decode)
+    write_json(artifacts.heldout_path(args.experiment), result)
+    for key, entry in result["types"].items():
+        test = "missing" if "test" not in entry else f"{entry['test']:.2f} (error {entry['error']:.2f})"
+        log.info("%s %s: epoch %d, test %s, paper %.1f, selected error %.2f", args.experiment, key, entry["epoch"],
+                 test, entry["paper"], entry["selected_error"])
+
+
 def cmd_align(args: argparse.Namespace) -> None:
     from paragen.decoding.align import align_corpus, check_lines, read_gold
     from paragen.metrics.aligned_pairs import sample_indices
@@ -266,6 +304,16 @@ def register(commands: Commands) -> None:
                            "per-type validation exact match is closest to TABLE's published row (rule data; the "
                            "row must be in its closest_epochs): writes runs/EXPERIMENT/closest/SPLIT.hyp and "
                            "results/metrics/EXPERIMENT.closest_epoch.json")
+    p = add("closest-heldout", cmd_closest_heldout, "the closest-epoch hypothesis as a prediction (rule data): per "
+            "copying type, the epoch closest to TABLE's published row on validation with that type left out, and "
+            "that type's test score there against the paper's number", writes=_reads_run)
+    p.add_argument("--experiment", required=True, help="a run of a row in TABLE's closest_epochs (its closest-epoch "
+                   "decode scored: results/metrics/EXPERIMENT.closest.json)")
+    p.add_argument("--table", required=True, help="the table whose paper row is predicted")
+    p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--die-with-parent", action="store_true",
+                   help="end when the process that started this one dies")
     p = add("align", cmd_align, "alignment accuracy of a trained model against gold links (attention by source "
             "position, SPM's q_j by source word; 004 Figure 4 measured), and heat-map matrices of chosen sentences",
             writes=_reads_run)

@@ -29,14 +29,12 @@ def cmd_matrix(args: argparse.Namespace) -> None:
 def cmd_check_tables(args: argparse.Namespace) -> None:
     from paragen.report.staleness import check_tables
 
-    stale, checked = check_tables(".", args.table or None, write=args.write)
+    stale, checked = check_tables(".", args.table or None, args.update)
     for item in stale:
         print(item.describe())
-    refreshed = sum(item.refreshed for item in stale)
     print(f"{len(checked)} table(s) rebuilt from results/provenance/ and results/metrics/: {', '.join(checked)}; "
-          f"{len(stale) - refreshed} stale file(s)"
-          + (f", {refreshed} refreshed from their rebuild" if args.write else ""))
-    if len(stale) > refreshed:
+          f"{len(stale)} stale file(s)" + (", each replaced by its rebuild" if args.update and stale else ""))
+    if stale and not args.update:
         raise SystemExit(1)
 
 
@@ -95,8 +93,8 @@ def register(commands: Commands) -> None:
             "results/provenance/ in a scratch folder and name each committed file that differs (stale or edited)",
             params=False)
     p.add_argument("--table", action="append", help="check only this table (repeatable; default: all)")
-    p.add_argument("--write", action="store_true", help="replace each stale file by its rebuild (after a change to "
-                   "the report code; a table committed without provenance is still only named)")
+    p.add_argument("--update", action="store_true", help="replace each stale file by its rebuild (after a change to "
+                   "the report code or params.yaml: the committed tables follow through the report stage)")
     p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
     p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
     p.add_argument("--scale", choices=["default", "paper"], help="scale of this run (default: params.yaml's scale:)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from paragen import artifacts
@@ -40,8 +41,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
+    from paragen.metrics.randomization import INTERVAL_MIN_RULES
     from paragen.scoring.comparison import compare_experiments
     from paragen.report.comparisons import METRIC_NAMES, p_text
+    from paragen.report.rule_tests import favour_text, p_with_floor
 
     if (args.tags is None) != (args.groups is None) or (args.tags is not None and args.metric != "exact"):
         raise ConfigError("--tags and --groups: both or neither, and only with --metric exact (rule data: the "
@@ -62,16 +65,18 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if clustered:
         for name, test in [("all types", clustered["overall"]), *clustered["by_type"].items()]:
             low, high = test["delta_ci95"]
-            print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, resampling "
-                  f"rules: {test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}, 95 % interval "
-                  f"{low:+.2f} to {high:+.2f}), {p_text(test['p_value'], test['samples'])} ({test['groups']} "
-                  f"rule{'s' if test['groups'] != 1 else ''}, {test['samples']} paired resamples)")
+            print(f"{args.experiment} vs {args.baseline}, exact match on {clustered['split']}, {name}, by rule: "
+                  f"{test['score_b']:.2f} vs {test['score_a']:.2f} ({test['delta']:+.2f}), "
+                  f"{favour_text(test, args.experiment, args.baseline)}, sign-flip {p_with_floor(test)}; rule "
+                  f"resampling: 95 % interval {low:+.2f} to {high:+.2f} ({test['samples']} paired resamples"
+                  f"{'' if test['groups'] >= INTERVAL_MIN_RULES else ', too few rules for tables to show it'})")
 
 
 def clustered_test(config: ParagenConfig, experiment: str, baseline: str, tags_file: str, groups_file: str,
                    samples: int) -> dict[str, Any]:
-    """``compare --tags --groups``: the paired bootstrap of exact match resampling rules (issue 40), overall and per
-    copying type, on the one test split of rule data; A is the baseline, B the experiment, as in ``splits``.
+    """``compare --tags --groups``: exact match compared by rule, overall and per copying type, on the one test split
+    of rule data: the exact sign-flip test over rules (issue 67) and the rule-resampling interval of the difference
+    (issue 40); A is the baseline, B the experiment, as in ``splits``.
 
     Exact match is scored as ``paragen score --metric exact`` scores it (whitespace tokens equal the reference's);
     the hypotheses, the reference, the tags and the groups must have a line each per test sentence."""
@@ -120,11 +125,32 @@ def cmd_skip_sweep(args: argparse.Namespace) -> None:
 
 def cmd_scoring_variants(args: argparse.Namespace) -> None:
     from paragen.simplification.scoring_variants import TABLE_STEM
-    from paragen.simplification.scoring_variants_files import write_scoring_variants
+    from paragen.simplification.scoring_variants_files import render_scoring_variants, write_scoring_variants
 
-    rows = write_scoring_variants(args.raw)
+    if args.from_csv:
+        rows = render_scoring_variants()
+        print(f"wrote {TABLE_STEM}.md and _cv.csv from {TABLE_STEM}.csv ({len(rows)} settings)")
+        return
+    raw = args.raw or "data/raw/turkcorpus"
+    rows = write_scoring_variants(raw)
+    keep_scoring_inputs(raw)
     print(f"wrote {TABLE_STEM}.md, .csv and _cv.csv ({len(rows)} settings; _cv: each published number predicted by "
-          "the protocol chosen on the other five)")
+          "the protocol chosen on the other five) and their provenance")
+
+
+def keep_scoring_inputs(raw: str) -> None:
+    """results/provenance/simplification_scoring_variants/: what the scores were computed from (each Turk test
+    file's sha256; the files are a download, not kept) and the command that rebuilds the table from them, so
+    ``paragen check-tables`` redraws the table from the committed scores."""
+    import hashlib
+
+    from paragen.artifacts import SCORING_VARIANTS_TABLE
+    from paragen.report.provenance import keep
+    from paragen.simplification.report_protocol import test_files
+
+    inputs = {str(path): hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in test_files(raw)}
+    keep(SCORING_VARIANTS_TABLE, [], {"table": SCORING_VARIANTS_TABLE, "data": [], "seeds": 1,
+                                      "command": f"paragen scoring-variants --raw {raw}", "inputs": inputs})
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -211,8 +237,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--tags", type=input_file,
                    help="rule data, with --groups and --metric exact: the test split's copying type per line "
-                   "(`paragen generate`'s test.tag): the JSON adds \"clustered\", a paired bootstrap resampling rules, "
-                   "overall and per type (the line bootstrap stays under \"splits\")")
+                   "(`paragen generate`'s test.tag): the JSON adds \"clustered\", overall and per type: the exact "
+                   "sign-flip test over rules (p, its floor, the per-rule differences) and the rule-resampling interval "
+                   "(the line bootstrap stays under \"splits\")")
     p.add_argument("--groups", type=input_file,
                    help="with --tags: the test split's rule per line (`paragen generate`'s test.rule), the unit "
                    "resampled")
@@ -280,8 +307,11 @@ def register(commands: Commands) -> None:
             "plausible SARI/BLEU setting, to explain the simplification report's numbers, and cross-validate the choice "
             "leaving one number out (writes results/tables/simplification_scoring_variants.{md,csv} and "
             "simplification_scoring_variants_cv.csv)", params=False)
-    p.add_argument("--raw", default="data/raw/turkcorpus", type=input_dir,
+    p.add_argument("--raw", type=input_dir,
                    help="the fetched Turk files (default data/raw/turkcorpus: `paragen fetch turkcorpus --eval-only`)")
+    p.add_argument("--from-csv", action="store_true",
+                   help="rank and cross-validate the scores already in results/tables/simplification_scoring_variants"
+                   ".csv (seconds; no Turk files needed): rewrites the .md and _cv.csv only")
     p = add("published-outputs", cmd_published_outputs,
             "rescore the DRESS release's system outputs and compare with the published BLEU/SARI", params=False)
     p.add_argument("--mirror", default=default_mirror(), required=default_mirror() is None,

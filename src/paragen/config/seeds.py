@@ -39,6 +39,12 @@ def base_of(config: ParagenConfig, name: str) -> str:
     return match["base"] if is_replica(config, name) and match is not None else name
 
 
+def same_seed_run(config: ParagenConfig, run: str, experiment: str) -> str:
+    """The run of ``experiment`` trained with ``run``'s seed: its replica when ``run`` is a replica, else
+    ``experiment`` itself (e.g. the table's own RNNSearch run beside a closest-epoch retrain of it)."""
+    return replica_name(experiment, config.experiments[run].seed) if is_replica(config, run) else experiment  # type: ignore[arg-type]
+
+
 def base_seed(config: ParagenConfig, experiment: str) -> int:
     spec = config.experiments[experiment]
     return spec.seed if spec.seed is not None else config.training[spec.training].seed

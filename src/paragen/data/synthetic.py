@@ -124,6 +124,12 @@ def make_rule(rng: random.Random, rule_type: str, spec: SyntheticDataset) -> Rul
     return Rule(rule_type=rule_type, source=source, target=target)
 
 
+def rules_per_type(rules: int) -> dict[str, int]:
+    """How many of ``rules`` rules each type gets: :func:`make_rules` deals them out in ``RULE_TYPES`` order (20
+    rules: 4 a type; 22: 5, 5, 4, 4, 4)."""
+    return {t: rules // len(RULE_TYPES) + (i < rules % len(RULE_TYPES)) for i, t in enumerate(RULE_TYPES)}
+
+
 def make_rules(spec: SyntheticDataset, rng: random.Random) -> list[Rule]:
     """``spec.rules`` rules, the five types taking turns so each gets an equal share."""
     return [make_rule(rng, RULE_TYPES[i % len(RULE_TYPES)], spec) for i in range(spec.rules)]

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paragen.artifacts import (alignment_matrices_path, attention_trace_path, alignment_path, aligned_pairs_path, closest_choice_path,
-                               closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path,
+                               closest_hyp_path, closest_nbest_path, comparison_path, copy_trace_path, embeddings_path, experiment_data, fetch_marker, headline_path, heldout_path,
                                hyp_path, metrics_path, nbest_path, output_vocabulary, prepared, run_dir, sweep_outputs)
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.matrix import model_params
+from paragen.config.seeds import same_seed_run
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
 from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
@@ -272,7 +273,9 @@ def compare_stage(config: ParagenConfig, a: str, b: str, metric: str, samples: i
 
 def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:
     """Per run of a row in a table's ``closest_epochs``: decode the kept checkpoint of the epoch closest to the
-    paper's row on validation (``paragen decode --closest-to``), then score it as the row is scored."""
+    paper's row on validation (``paragen decode --closest-to``), then score it as the row is scored; then the same
+    hypothesis as a prediction per held-out type (``paragen closest-heldout``: each type's epoch chosen on the other
+    types, its test score against the paper's, decoding the kept checkpoints it needs)."""
     result: dict[str, Stage] = {}
     for name, plan in tables.items():
         for row in plan.closest_rows():
@@ -299,4 +302,18 @@ def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) ->
                                       "--out", run.metrics),
                     deps=(test_tgt, decoded[0], decoded[1], test_tag, test_rule),
                     outs=(run.metrics,), uncached=(run.metrics,)))
+                label = next(r for r in plan.spec.closest_epochs if plan.spec.closest_run(r) == row.name)
+                own = run.name if plan.spec.closest_run(label) == plan.spec.rows[label] else \
+                    same_seed_run(config, run.name, plan.spec.rows[label])  # the table's selected checkpoint
+                result.setdefault(f"heldout_{run.name}", Stage(
+                    name=f"heldout_{run.name}", step="decode",
+                    cmd=shell_command("exec", "paragen", "closest-heldout", "--params", PARAMS_FILE, "--experiment",
+                                      run.name, "--table", name, "--quiet", "--die-with-parent"),
+                    deps=(f"{run_dir(run.name)}/train_log.csv", f"{run_dir(run.name)}/{EPOCHS_DIR}", test_src,
+                          test_tgt, test_tag, data.vocab, closest_choice_path(run.name), run.metrics,
+                          metrics_path(own)),
+                    params=(f"decoding.{spec.decoding}", f"tables.{name}.closest_epochs", f"tables.{name}.paper"),
+                    outs=(heldout_path(run.name),), uncached=(heldout_path(run.name),),
+                    threads=config.decoding[spec.decoding].threads or 1,
+                    resources=decode_resources(config, run.name, "test")))
     return list(result.values())

@@ -15,7 +15,7 @@ from paragen.pipeline.data_stages import real_data_stages, synthetic_data_stages
 from paragen.pipeline.experiment_stages import (closest_epoch_stages, comparison_stages, experiment_stages,
                                                system_stages)
 from paragen.pipeline.matrix_stages import matrix_stages
-from paragen.pipeline.report_stages import index_stage, report_stage
+from paragen.pipeline.report_stages import index_stage, report_stage, scoring_variants_stages
 from paragen.pipeline.stage import Stage
 from paragen.pipeline.tables import TablePlan, table_plan, trace_of
 
@@ -49,6 +49,7 @@ def build_plan(config: ParagenConfig) -> Plan:
     result += comparison_stages(config, tables)
     result += closest_epoch_stages(config, tables)
     result += [report_stage(config, table) for table in tables.values()]
+    result += scoring_variants_stages(config, tables)
     result += matrix_stages(config)
     result.append(index_stage(config, result))
     return Plan(config, tuple(result), tables)

@@ -173,9 +173,23 @@ def oddgen_item(table: TableConfig, path: str) -> ReportItem:
 def comparisons_item(table: TableConfig, path: str) -> ReportItem:
     """The table's paired tests, one CSV line each (the lines under its markdown, as numbers)."""
     return ReportItem(path, study_category(table), table.title, (
-        f"{_sentence(table.title)} The paired bootstrap tests of the table's comparisons, one line per test (CSV "
-        "file): each seed and split, on rule data each rule type and all types resampling rules, then the test "
-        "resampling sentences; scores, difference, its 95 % interval where the test gives one, p and resamples."))
+        f"{_sentence(table.title)} The paired tests of the table's comparisons, one line per test (CSV file): each "
+        "seed and split; on rule data all types and each rule type by the exact sign-flip test over rules (p, the "
+        "p of the other direction, the smallest p the rule count allows, the per-rule differences, and the "
+        "rule-resampling interval from 20 rules on), elsewhere the paired bootstrap over sentences (p and "
+        "resamples); scores and difference."))
+
+
+def scoring_variants_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
+    """003 Table 1's scoring study: every setting's scores, the protocols ranked, the leave-one-out."""
+    what = {".csv": "every scoring setting's score on the Turk test", ".md": "the 864 scoring protocols ranked by "
+            "how many of the report's six numbers they give back, and the leave-one-out check (the search space "
+            "was built after the six numbers had been seen)", "_cv.csv": "the leave-one-out check: each number "
+            "predicted by the protocol chosen on the other five"}
+    return tuple(ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} How the report's rows without training were scored: "
+        f"{next(text for end, text in sorted(what.items(), key=lambda kv: -len(kv[0])) if path.endswith(end))} "
+        f"({_format(path)} file).")) for path in paths)
 
 
 def aligned_pairs_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:

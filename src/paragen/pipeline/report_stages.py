@@ -3,17 +3,19 @@
 
 from __future__ import annotations
 
-from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
+from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, SCORING_VARIANTS_TABLE, fetch_marker, provenance_dir,
+                               scoring_variants_outputs, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
                                comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
                                examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
                                table_outputs, training_panels_path)
 from paragen.config import ParagenConfig
-from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_items, comparisons_item,
+from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, scoring_variants_items, alignment_heatmap_items, comparisons_item,
                                            attention_heatmap_item, copy_heatmap_item, examples_item, loss_curves_item, oddgen_item, table_items, training_panels_item,
                                            type_curves_item, valid_curves_item)
+from paragen.pipeline.data_stages import fetch_scopes
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
-from paragen.pipeline.tables import TablePlan, caption_params, closest_choices
+from paragen.pipeline.tables import TablePlan, caption_params, closest_choices, heldout_files
 
 
 def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
@@ -32,6 +34,9 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
                       if config.models[config.experiments[e].model].pretrained_embeddings)
         deps += tuple(comparison_path(a, b) for a, b in plan.compared())
         deps += tuple(run.metrics for row in plan.closest_rows() for run in row.runs) + tuple(closest_choices(plan))
+        deps += tuple(heldout_files(plan))
+        if plan.spec.paper == "simplification_table1" and "turkcorpus" in fetch_scopes(config):
+            deps += scoring_variants_outputs()[1:]  # the table links the scoring study: its stage runs with it
         deps += figure_inputs(config, plan)
     first = config.dataset_of(table.experiments()[0])
     return Stage(
@@ -97,6 +102,22 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)
                    for e in plan.panels)
     return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained]),) if plan.by_type else ())
+
+
+def scoring_variants_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:
+    """``paragen scoring-variants`` beside the simplification table (which links it) when the Turk test files are
+    fetched: every scoring protocol's scores on the Turk test, the ranking and its leave-one-out, with provenance
+    (docs/decisions.md P4, P5, P9)."""
+    scope = fetch_scopes(config).get("turkcorpus")
+    plan = next((p for p in tables.values() if p.spec.paper == "simplification_table1"), None)
+    if scope is None or plan is None:
+        return []
+    outs = scoring_variants_outputs()
+    provenance = provenance_dir(SCORING_VARIANTS_TABLE)
+    return [Stage(name="scoring_variants", step="score",
+                  cmd=shell_command("paragen", "scoring-variants", "--raw", "data/raw/turkcorpus"),
+                  deps=(fetch_marker("turkcorpus", scope),), outs=(*outs, provenance), uncached=(*outs, provenance),
+                  directories=(provenance,), report=scoring_variants_items(plan.spec, outs))]
 
 
 def index_stage(config: ParagenConfig, stages: list[Stage]) -> Stage:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path,
+from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path, heldout_path,
                                experiment_data, figure_paths,
                                examples_path, heatmap_paths, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
                                table_outputs)
@@ -301,6 +301,11 @@ def closest_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]
 def closest_choices(plan: TablePlan) -> list[str]:
     """The files naming each closest-epoch decode's epoch (``paragen decode --closest-to``)."""
     return [closest_choice_path(run.name) for row in plan.closest_rows() for run in row.runs]
+
+
+def heldout_files(plan: TablePlan) -> list[str]:
+    """The closest-epoch hypothesis read per held-out type, per closest-epoch run (``paragen closest-heldout``)."""
+    return [heldout_path(run.name) for row in plan.closest_rows() for run in row.runs]
 
 
 def confirmation_rows(config: ParagenConfig, spec: TableConfig) -> dict[str, RowPlan]:

@@ -8,25 +8,28 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.atomic import write_text
-from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
-from paragen.data.synthetic import tag_column
+from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
+from paragen.data.synthetic import rules_per_type, tag_column
+from paragen.metrics.randomization import INTERVAL_MIN_RULES
 from paragen.training.closest_epoch import closest_epoch, mean_rows
 from paragen.training.train_log import read_log
 from paragen.report.figures import (plot_alignment_heatmaps, plot_attention_heatmap, plot_copy_heatmap, plot_curves,
                                     plot_loss_curves, plot_odd_generation, plot_training_panels, plot_type_curves)
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
-from paragen.training.stopping import SESSIONS_FILE, TrainingOutcome, trained_with, training_outcome
+from paragen.training.stopping import TrainingOutcome, settings_of_run, training_outcome
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
-from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv
+from paragen.report.heldout import heldout_lines
+from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv, compared_by_rule
 from paragen.report.provenance import publish_provenance
 from paragen.report.reading import metric_label, reading_lines, rule_text
 from paragen.report.rounding import shown
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.units import column_units, units_sentence
 from paragen.report.degenerate_notes import mark_degenerate
-from paragen.report.tables import Cell, Column, PaperTable, ResultTable, RowSource, SeedRun, fill_table, read_rescored
+from paragen.report.tables import (RULE_TESTS_HEADING, Cell, Column, PaperTable, ResultTable, RowSource, SeedRun,
+                                   drop_short_intervals, fill_table, read_rescored)
 from paragen.pipeline.tables import RowPlan, TablePlan, absent_reason, own_splits, table_plan
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
     table = fill_table(table_name, spec.title, caption, paper, sources, rescored, not_comparable=spec.not_comparable)
     table.units = units
     mark_degenerate(table, sources)
+    if plan.by_type and experiments:
+        table.caption += short_interval_text(config, experiments, table)
     table.setup = [text.strip() for text in (spec.setup, describe_systems(config, systems) if systems else "",
                                              describe_embeddings(config, spec.rows)) if text.strip()]
     ran = plan.trained_rows()
@@ -88,12 +93,15 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
                 outcome = training_outcome(run_log, settings_of_run(run_dir, config.training_of(run.name)))
                 table.training.setdefault(row, []).append((seed if seeded else None, outcome))
     table.comparisons = comparison_lines(config, plan)
+    if compared_by_rule(plan):
+        table.comparisons_heading = RULE_TESTS_HEADING
     if spec.reading is not None:
         table.readings = reading_lines(spec.reading, table, logs)
         table.reading_rules = rule_text(spec.reading, metric_label(spec.reading, table))
     by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
         table.caption += closest_epoch_text(plan, table.training) + closest_rows_text(plan)
+        table.predictions = heldout_lines(plan, {c.key: c.label for c in paper.columns})
     run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
                 for row in ran for run in plan.rows[row].runs}
     table.caption += hardware_summary(run_dirs)
@@ -146,12 +154,19 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
     log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(drawn) + len(analysis))
 
 
-def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
-    """The stopping rule ``run_dir``'s run trained under (its sessions.json), else ``current``."""
-    sessions = run_dir / SESSIONS_FILE
-    if not sessions.exists():
-        return current
-    return trained_with(json.loads(sessions.read_text(encoding="utf-8")), current)
+def short_interval_text(config: ParagenConfig, experiments: list[str], table: ResultTable) -> str:
+    """Rule data: cells of a type with too few rules lose their rule-resampling interval; the caption says so."""
+    data = config.datasets[config.experiments[experiments[0]].dataset]
+    counts = rules_per_type(data.rules)  # type: ignore[union-attr]
+    labels = drop_short_intervals(table, counts, INTERVAL_MIN_RULES)
+    if not labels:
+        return ""
+    short = sorted(n for n in counts.values() if n < INTERVAL_MIN_RULES)
+    rules = f"{short[0]} rule{'s' if short[0] != 1 else ''}" if short[0] == short[-1] else \
+        f"{short[0]}–{short[-1]} rules"
+    which = "No cell shows" if len(labels) == len(table.columns) else f"Cells of {', '.join(labels)} show"
+    return (f" {which} an interval from resampling rules: {rules} a type, fewer than "
+            f"the {INTERVAL_MIN_RULES} at which such an interval comes near 95 % coverage (docs/scoring.md).")
 
 
 def closest_epoch_text(plan: TablePlan, outcomes: dict[str, list[tuple[int | None, TrainingOutcome]]]) -> str:

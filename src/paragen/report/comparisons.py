@@ -1,9 +1,10 @@
-"""The lines under a table that report its paired bootstrap tests (``paragen compare``'s files), seed by seed.
+"""The lines under a table that report its paired tests (``paragen compare``'s files), seed by seed.
 
-On rule data the unit a test resamples is the rule (``clustered`` in the file: lines of one rule succeed or fail
-together, so resampling lines overstates the evidence); the line bootstrap's p follows as a labelled secondary
-figure. Scores and differences are rounded half up (:mod:`paragen.report.rounding`), the difference shown being
-the shown scores' difference.
+On rule data the unit is the rule (``clustered`` in the file: lines of one rule succeed or fail together, so
+resampling lines overstates the evidence): the p is the exact sign-flip test's over rules, printed with the
+smallest p the rule count allows, and the line bootstrap's p is not reported (:mod:`paragen.report.rule_tests`).
+Scores and differences are rounded half up (:mod:`paragen.report.rounding`), the difference shown being the shown
+scores' difference.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from paragen.artifacts import comparison_path
 from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.config.tables import seed_span
 from paragen.pipeline.tables import ABSENT, TablePlan
-from paragen.report.rounding import exact_difference, exact_text, shown, shown_difference
+from paragen.metrics.randomization import EXHAUSTIVE_MAX_RULES, INTERVAL_MIN_RULES, MONTE_CARLO_DRAWS
+from paragen.report.rounding import exact_difference, exact_text, versus_text
+from paragen.report.rule_tests import NO_EXACT_TEST, has_exact_test, rule_part_text, rule_record
 from paragen.report.sanity import baseline_void
 
 METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2": "ROUGE-2", "rouge": "ROUGE-2",
@@ -32,8 +35,7 @@ def p_text(p_value: float, samples: int) -> str:
 def scores_text(test: dict, detail: str = "") -> str:
     """"94.7 vs 81.5 (+13.2)": row vs baseline, one decimal, the difference of the two numbers shown; ``detail``
     goes inside the parentheses after the difference."""
-    return f"{shown(test['score_b'], 1)} vs {shown(test['score_a'], 1)} " \
-        f"({shown_difference(test['score_b'], test['score_a'], 1)}{detail})"
+    return versus_text(test["score_b"], test["score_a"], detail)
 
 
 def seed_text(test: dict, seed: int | None) -> str:
@@ -42,22 +44,22 @@ def seed_text(test: dict, seed: int | None) -> str:
     return f"{scores_text(test)}, {p_text(test['p_value'], test['samples'])}{where}"
 
 
-def clustered_text(test: dict, label: str) -> str:
-    """"x → x: 93.2 vs 87.0 (+6.2; difference 95 % interval −2.0 to +14.5, 4 rules), p = 0.120"."""
-    low, high = test["delta_ci95"]
-    rules = f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}"
-    return (f"{label}: {scores_text(test, f'; difference 95 % interval {shown(low, 1)} to {shown(high, 1)}, {rules}')}"
-            f", {p_text(test['p_value'], test['samples'])}")
-
-
-def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str]) -> str:
-    """One seed's rule-resampling test, overall then per type, then the line bootstrap's p (secondary)."""
+def rule_seed_text(result: dict, seed: int | None, labels: dict[str, str], row: str, baseline: str) -> str:
+    """One seed's test over rules, all types then each type (:func:`paragen.report.rule_tests.rule_part_text`)."""
     clustered = result["clustered"]
     where = "" if seed is None else f"seed {seed}: "
-    by_type = [clustered_text(test, labels.get(tag, tag)) for tag, test in clustered["by_type"].items()]
-    lines = next(iter(result["splits"].values()))
-    return (where + "; ".join([clustered_text(clustered["overall"], "all types"), *by_type])
-            + f" [resampling lines instead: {p_text(lines['p_value'], lines['samples'])}]")
+    parts = [("all types", clustered["overall"])] + [(labels.get(tag, tag), test)
+                                                    for tag, test in clustered["by_type"].items()]
+    text = where + "; ".join(rule_part_text(test, label, row, baseline) for label, test in parts)
+    return text if has_exact_test(clustered["overall"]) else f"{text}; {NO_EXACT_TEST}"
+
+
+def rules_method(row: str, baseline: str, samples: int) -> str:
+    """What the rule-data line's tests are, in its parentheses."""
+    return (f"sign-flip test over the test rules, one-sided for {row} better than {baseline}: every sign assignment up "
+            f"to {EXHAUSTIVE_MAX_RULES} rules, {MONTE_CARLO_DRAWS:,} seeded random ones beyond; the difference's 95 % "
+            f"interval from {samples:,} resamples of the rules where there are at least {INTERVAL_MIN_RULES} rules, "
+            "else the per-rule differences")
 
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
@@ -84,16 +86,16 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
         if "clustered" in result:
             clustered, rules = result["clustered"], True
             per_split.setdefault(clustered["split"], []).append(
-                rule_seed_text(result, seed if seeded else None, labels or {}))
-            significant += clustered["overall"]["p_value"] < 0.05
-            tests += 1
+                rule_seed_text(result, seed if seeded else None, labels or {}, comparison.row, comparison.baseline))
+            if has_exact_test(clustered["overall"]):
+                significant += clustered["overall"]["p_value"] < 0.05
+                tests += 1
             continue
         for split, test in result["splits"].items():
             per_split.setdefault(split, []).append(seed_text(test, seed if seeded else None))
             significant += test["p_value"] < 0.05
             tests += 1
-    samples = (f"{comparison.samples:,} resamples of the test rules, the same rules for both rows; each type's "
-               "interval and p resample its own rules" if rules else
+    samples = (rules_method(comparison.row, comparison.baseline, comparison.samples) if rules else
                f"{comparison.samples:,} resamples of the test sentences")
     if rule_data and not rules:
         samples += (" — lines, not rules: the lines of one rule are not independent, so this p overstates the "
@@ -134,6 +136,12 @@ def comparison_blocks(plan: TablePlan) -> list[tuple[Comparison, tuple[tuple[str
     return blocks
 
 
+def compared_by_rule(plan: TablePlan) -> bool:
+    """Whether a comparison file of the table compares by rule (rule data: the heading over the lines says so)."""
+    paths = [Path(comparison_path(a, b)) for _, runs, _, _ in comparison_blocks(plan) for a, b, _ in runs]
+    return any("clustered" in json.loads(p.read_text(encoding="utf-8")) for p in paths if p.exists())
+
+
 def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
     """One line per comparison; with confirmation seeds, one for the design seeds and one for the confirmation
     seeds (trained once after the design was fixed), each labelled."""
@@ -143,21 +151,30 @@ def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
 
 
 CSV_FIELDS = ("table", "row", "baseline", "metric", "block", "seed", "split", "unit", "scope", "score_row",
-              "score_baseline", "difference", "ci95_low", "ci95_high", "p_value", "samples", "groups", "lines", "note")
-"""``unit``: what the test resamples (``rules``, or ``sentences``: the line bootstrap); ``scope``: ``all`` or a
-rule type's tag; ``difference``: the row's score minus the baseline's; ``ci95_*``: the difference's interval (rule
-resampling only); ``groups``: rules resampled; ``note``: why a comparison has no numbers."""
+              "score_baseline", "difference", "ci95_low", "ci95_high", "p_value", "p_value_lower", "p_floor",
+              "p_method", "favour_row", "favour_baseline", "ties", "rule_differences", "samples", "groups", "lines",
+              "note")
+"""``unit``: the unit of the test (``rules``: the sign-flip test over rules; ``sentences``: the line bootstrap, not
+used on rule data); ``scope``: ``all`` or a rule type's tag; ``difference``: the row's score minus the baseline's;
+``ci95_*``: the difference's rule-resampling interval, only where there are at least
+:data:`~paragen.metrics.randomization.INTERVAL_MIN_RULES` rules (``samples``: its resamples); ``p_value``: one-sided,
+the row better (``p_value_lower``: the row worse); ``p_floor``: the smallest p the rule count and method allow;
+``favour_*``, ``ties``: rules by the sign of their difference; ``rule_differences``: per rule, row − baseline in
+points; ``groups``: rules; ``note``: why a comparison has no numbers."""
 
 
 def _record(base: dict, seed: int, split: str, unit: str, scope: str, test: dict) -> dict:
+    record = {**base, "seed": seed, "split": split, "unit": unit, "scope": scope,
+              "score_row": exact_text(test["score_b"]), "score_baseline": exact_text(test["score_a"]),
+              "difference": exact_difference(test["score_b"], test["score_a"]), "groups": test.get("groups", ""),
+              "lines": test.get("lines", "")}
+    if unit == "rules":
+        fields = rule_record(test)
+        return {**record, **fields, "note": "; ".join(filter(None, [base.get("note"), fields.get("note")]))}
     interval = test.get("delta_ci95") or (None, None)
-    return {**base, "seed": seed, "split": split, "unit": unit, "scope": scope,
-            "score_row": exact_text(test["score_b"]), "score_baseline": exact_text(test["score_a"]),
-            "difference": exact_difference(test["score_b"], test["score_a"]),
-            "ci95_low": "" if interval[0] is None else exact_text(interval[0]),
+    return {**record, "ci95_low": "" if interval[0] is None else exact_text(interval[0]),
             "ci95_high": "" if interval[1] is None else exact_text(interval[1]),
-            "p_value": exact_text(test["p_value"]), "samples": test["samples"], "groups": test.get("groups", ""),
-            "lines": test.get("lines", "")}
+            "p_value": exact_text(test["p_value"]), "samples": test["samples"]}
 
 
 def comparison_records(config: ParagenConfig, plan: TablePlan) -> list[dict]:
@@ -178,9 +195,10 @@ def comparison_records(config: ParagenConfig, plan: TablePlan) -> list[dict]:
                 continue
             result = json.loads(path.read_text(encoding="utf-8"))
             clustered = result.get("clustered")
-            if clustered is not None:
+            if clustered is not None:  # rule data: the test over rules alone (lines are not independent)
                 records += [_record(base, seed, clustered["split"], "rules", scope, test) for scope, test in
                             [("all", clustered["overall"]), *clustered["by_type"].items()]]
+                continue
             records += [_record(base, seed, split, "sentences", "all", test)
                         for split, test in result["splits"].items()]
     return records

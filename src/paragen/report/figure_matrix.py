@@ -11,8 +11,9 @@ from paragen.report.rounding import shown
 
 
 def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, path: str) -> None:
-    """Rows: mechanisms; columns: tasks. Colour: rank (1 darkest); grey cells did not apply or did not run; a cell
-    shows "rank · score" and, where the paired test gave a verdict, its first letter (b/w; v for a void column)."""
+    """Rows: mechanisms; columns: tasks. Colour: rank (1 darkest); grey cells did not apply or did not run, or are in
+    a void column (not ranked); a cell shows "rank · score" and, where the paired test gave a verdict, its first
+    letter (b/w; v for a void column, which shows the score alone)."""
     import numpy as np
     from matplotlib.colors import ListedColormap
 
@@ -35,7 +36,8 @@ def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, p
                 text = "n/a" if cell.status == "does not apply" else "not run"
             else:
                 mark = {"better": " b", "worse": " w"}.get(cell.verdict, "")
-                text = f"{cell.rank:g} · {shown(cell.mean, 1)}" + (" v" if task.void and cell.tests else mark)
+                rank = "" if cell.rank is None else f"{cell.rank:g} · "  # a void column is not ranked
+                text = f"{rank}{shown(cell.mean, 1)}" + (" v" if task.void and cell.tests else mark)
             dark = cell.rank is not None and cell.rank > (1 + top) / 2  # viridis_r: high ranks are dark
             ax.text(j, i, text, ha="center", va="center", color="white" if dark else "black")
     width = max(12, int(60 / max(len(results), 1)))  # characters a column label may take on one line

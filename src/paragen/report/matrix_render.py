@@ -1,5 +1,8 @@
 """``paragen matrix``: the matrix's Markdown, CSV and LaTeX tables, its generated paragraph and its heat map of
-ranks, from :func:`paragen.report.matrix.matrix_results` (docs/matrix.md says how to read them)."""
+ranks, from :func:`paragen.report.matrix.matrix_results` (docs/matrix.md says how to read them).
+
+Every difference shown is the shown cell minus the shown baseline (:mod:`paragen.report.rounding`); the CSV keeps
+exact values."""
 
 from __future__ import annotations
 
@@ -13,10 +16,12 @@ from paragen.config import ParagenConfig
 from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
+from paragen.report.matrix_seeds import OtherSeeds, disagreements, other_seeds
 from paragen.report.provenance import keep
 from paragen.report.matrix import ALPHA, CellResult, TaskResult, by_cell, chance_rate, matrix_results
 from paragen.report.render import latex_escape
-from paragen.report.rounding import shown
+from paragen.report.rounding import exact_difference, exact_text, shown, versus_text
+from paragen.report.rule_tests import NO_EXACT_TEST, favour_text, p_with_floor
 
 
 def _rank(rank: float | None) -> str:
@@ -28,51 +33,86 @@ def _score(cell: CellResult) -> str:
     return shown(cell.mean, 1) + (f" ± {shown(cell.sd, 1)}" if cell.sd is not None else "")
 
 
+UNDER_TRAINED = "possibly under-trained"
+
+
 def cell_text(cell: CellResult, void: bool) -> str:
-    """"78.2 · rank 2 · better", "does not apply (a)", "not run"."""
+    """"78.2 · rank 2 · better", "76.2 · rank 4 · possibly under-trained", "17.6 · void" (a void column has no
+    ranks), "does not apply (a)", "not run"."""
     if cell.status != "scored":
         return cell.status
     verdict = "void" if void and cell.tests else cell.verdict
-    return " · ".join(filter(None, (_score(cell), f"rank {_rank(cell.rank)}", verdict)))
+    flag = UNDER_TRAINED if cell.under_trained and verdict != UNDER_TRAINED else ""
+    rank = "" if cell.rank is None else f"rank {_rank(cell.rank)}"
+    return " · ".join(filter(None, (_score(cell), rank, verdict, flag)))
 
 
-def _tests_text(cell: CellResult, samples: int) -> str:
-    return ", ".join(f"seed {t['seed']}: {t['delta']:+.1f}, {p_text(t['p_value'], samples)}" for t in cell.tests)
+def _test_text(test: dict, samples: int, mechanism: str, baseline: str) -> str:
+    """"seed 1: 95.0 vs 78.2 (+16.8), 17 of 20 rules favour CopyNet, p = 1.0e-05 (…)"; a test of lines:
+    "seed 1: 79.4 vs 79.2 (+0.2), p = 0.318"."""
+    head = f"seed {test['seed']}: {versus_text(test['value'], test['baseline_value'])}"
+    if test["p_value"] is None:
+        return f"{head}, {NO_EXACT_TEST}"
+    if "rules" in test:
+        return f"{head}, {favour_text(test['rules'], mechanism, baseline)}, {p_with_floor(test['rules'])}"
+    return f"{head}, {p_text(test['p_value'], samples)}"
+
+
+def _tests_text(cell: CellResult, samples: int, baseline: str) -> str:
+    return "; ".join(_test_text(t, samples, cell.mechanism, baseline) for t in cell.tests)
 
 
 def _counts(results: list[TaskResult]) -> tuple[int, dict[str, int]]:
-    tested = [c for task in results if not task.void for c in task.cells if c.tests]
+    tested = [c for task in results if not task.void for c in task.cells if c.tests and c.verdict != "no exact test"]
     return len(tested), {v: sum(c.verdict == v for c in tested) for v in ("better", "worse")}
 
 
-def paragraph(config: ParagenConfig, results: list[TaskResult]) -> str:
-    """The generated reading: per task which mechanisms differ from the baseline under the fixed rule, which do not,
-    and how many verdicts chance alone would give."""
+def _task_sentence(task: TaskResult, found: list[OtherSeeds]) -> str:
+    """One column's reading: best cell (not in a void column), verdicts, cells possibly under-trained, what the
+    suite's other seeds contradict, cells not run."""
+    scored = [c for c in task.cells if c.status == "scored"]
+    if not scored:
+        return f"{task.label}: no cell has run."
+    if task.void:
+        text = f"{task.label}: not ranked, and its verdicts are {task.void}."
+    else:
+        best = [c.mechanism for c in scored if c.rank == min(x.rank for x in scored if x.rank is not None)]
+        text = f"{task.label}: best {' and '.join(best)}."
+        for name in ("better", "worse"):
+            cells = [c.mechanism for c in task.cells if c.verdict == name]
+            if cells:
+                text += f" {name.capitalize()} than {task.baseline}: {', '.join(cells)}."
+        same = [c.mechanism for c in task.cells if c.verdict == "no difference shown"]
+        if same:
+            text += f" No difference shown from {task.baseline}: {', '.join(same)}."
+        held = [c.mechanism for c in task.cells if c.verdict == UNDER_TRAINED]
+        if held:
+            text += (f" Below {task.baseline} but possibly under-trained (a run hit its epoch cap while still "
+                     f"improving), so no verdict against it: {', '.join(held)}.")
+        untested = [c.mechanism for c in task.cells if c.verdict == "no exact test"]
+        if untested:
+            text += f" No verdict, the comparison predating the exact test over rules: {', '.join(untested)}."
+        baseline = next(c for c in task.cells if c.mechanism == task.baseline)
+        if baseline.under_trained:
+            text += (f" The baseline {task.baseline} itself hit its epoch cap while still improving (possibly "
+                     "under-trained), so a cell better than it may not be better than a fully trained one.")
+        contradicted = disagreements(task, found)
+        if contradicted:
+            text += f" The suite's own other seeds disagree: {'; '.join(contradicted)}."
+    missing = [c.mechanism for c in task.cells if c.status == "not run"]
+    if missing:
+        text += f" Not run: {', '.join(missing)}."
+    return text
+
+
+def paragraph(config: ParagenConfig, results: list[TaskResult], found: list[OtherSeeds] | None = None) -> str:
+    """The generated reading: per task which mechanisms differ from the baseline under the fixed rule, which do not
+    or cannot be judged, what the suites' other seeds contradict (``found``), and how many verdicts chance alone
+    would give."""
     matrix = config.matrix
     assert matrix is not None
     seeds, required = len(matrix.seeds), matrix.required()
-    sentences = []
-    for task in results:
-        scored = [c for c in task.cells if c.status == "scored"]
-        if not scored:
-            sentences.append(f"{task.label}: no cell has run.")
-            continue
-        best = [c.mechanism for c in scored if c.rank == min(x.rank for x in scored if x.rank is not None)]
-        text = f"{task.label}: best {' and '.join(best)}."
-        if task.void:
-            text += f" Its verdicts are {task.void}."
-        else:
-            for name in ("better", "worse"):
-                cells = [c.mechanism for c in task.cells if c.verdict == name]
-                if cells:
-                    text += f" {name.capitalize()} than {task.baseline}: {', '.join(cells)}."
-            same = [c.mechanism for c in task.cells if c.verdict == "no difference shown"]
-            if same:
-                text += f" No difference shown from {task.baseline}: {', '.join(same)}."
-        missing = [c.mechanism for c in task.cells if c.status == "not run"]
-        if missing:
-            text += f" Not run: {', '.join(missing)}."
-        sentences.append(text)
+    sentences = [_task_sentence(task, found or []) for task in results]
     tested, counts = _counts(results)
     rate = chance_rate(seeds, required)
     sentences.append(
@@ -86,9 +126,11 @@ def paragraph(config: ParagenConfig, results: list[TaskResult]) -> str:
     return " ".join(sentences)
 
 
-def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str) -> str:
+def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str,
+                found: list[OtherSeeds] | None = None) -> str:
     matrix = config.matrix
     assert matrix is not None
+    found = other_seeds(config, results) if found is None else found
     mechanisms = list(matrix.mechanisms)
     cells = by_cell(results)
     lines = [f"# {matrix.title}", "", "| mechanism | " + " | ".join(t.label for t in results) + " |",
@@ -100,13 +142,26 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str)
     metrics = ", ".join(f"{t.label.split(' (')[0]}: {METRIC_LABELS[t.metric]}" for t in results)
     over = (f"mean ± sd over seeds {', '.join(map(str, matrix.seeds))}" if seeds > 1 else f"seed {matrix.seeds[0]}")
     lines += ["", f"Each cell: the task's main metric on its test set ({metrics}), {over}; its rank within the task "
-              "(1 = best); and the paired bootstrap test against the task's baseline (better / worse / no difference "
-              f"shown, by a rule fixed in advance: docs/decisions.md X3, X6, X12).{hardware}",
-              "", "## Reading", "", paragraph(config, results), "", "## Paired tests", ""]
+              "(1 = best; a void column is not ranked); and the paired test against the task's baseline (on rule data "
+              "the exact sign-flip test over rules, elsewhere the paired bootstrap): better / worse / no difference "
+              "shown, by a rule fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
+              f"while still improving is possibly under-trained and gets no verdict against it (X15).{hardware}",
+              "", "## Reading", "", paragraph(config, results, found), "", "## Paired tests", "",
+              "Each difference is the cell's shown score minus the baseline's.", ""]
     for task in results:
         for cell in task.cells:
             if cell.tests:
-                lines.append(f"- {task.label}, {cell.mechanism} vs {task.baseline}: {_tests_text(cell, matrix.samples)}")
+                lines.append(f"- {task.label}, {cell.mechanism} vs {task.baseline}: "
+                             f"{_tests_text(cell, matrix.samples, task.baseline)}")
+    lines += ["", "## Training (model selection on the validation split)", ""]
+    lines += [f"- {t.label}, {c.mechanism} (seed {seed}, `{run}`): {outcome.describe()}" for t in results
+              for c in t.cells for seed, run, outcome in c.outcomes] or ["- no training log here"]
+    if found:
+        lines += ["", "## The suites' other seeds", "",
+                  "Cells that are a suite's runs, against their baseline on the seeds that suite trained beyond the "
+                  "matrix's (shown cell minus shown baseline; not part of the verdicts):", ""]
+        lines += [f"- {task_label(results, o.task)}, {o.mechanism} vs {baseline_of(results, o.task)} (`{o.experiment}` "
+                  f"vs `{o.baseline}`): {o.differences()}; above on {o.higher} of {len(o.seeds)}" for o in found]
     lines += ["", "## Cells that do not apply or did not run", ""]
     lines += [f"- {c.mechanism} on {t.label}: {c.status}: {c.reason}" for t in results for c in t.cells
               if c.status != "scored"] or ["- none"]
@@ -119,22 +174,48 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str)
     return "\n".join(lines) + "\n"
 
 
+def task_label(results: list[TaskResult], name: str) -> str:
+    return next(t.label for t in results if t.name == name)
+
+
+def baseline_of(results: list[TaskResult], name: str) -> str:
+    return next(t.baseline for t in results if t.name == name)
+
+
+CSV_FIELDS = ("task", "mechanism", "status", "reason", "experiment", "runs", "metric", "mean", "sd", "values", "rank",
+              "verdict", "deltas", "p_values", "also", "attention_alignment", "seeds", "baseline_values",
+              "p_values_lower", "p_floors", "best_epochs", "epochs_run", "hit_epoch_cap")
+"""Per seed, space-separated in seed order: ``values``, ``baseline_values``, ``deltas`` (exact: value − baseline
+value), ``p_values`` (the cell better; empty where a rule-data file has no exact test), ``p_values_lower`` (the cell
+worse), ``p_floors`` (the smallest p the rule count allows; rule data only), ``best_epochs``, ``epochs_run``,
+``hit_epoch_cap`` (of the cell's runs whose log is kept)."""
+
+
+def _joined(values: list, text=lambda v: f"{v:.4f}") -> str:
+    return " ".join("" if v is None else text(v) for v in values)
+
+
 def to_csv(config: ParagenConfig, results: list[TaskResult]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["task", "mechanism", "status", "reason", "experiment", "runs", "metric", "mean", "sd", "values",
-                     "rank", "verdict", "deltas", "p_values", "also", "attention_alignment"])
+    writer.writerow(CSV_FIELDS)
     for task in results:
         for c in task.cells:
+            ended = [outcome for _, _, outcome in c.outcomes]
             writer.writerow([task.name, c.mechanism, c.status, c.reason, c.experiment or "", " ".join(c.runs),
                              task.metric, "" if c.mean is None else f"{c.mean:.4f}",
-                             "" if c.sd is None else f"{c.sd:.4f}", " ".join(f"{v:.4f}" for v in c.values),
+                             "" if c.sd is None else f"{c.sd:.4f}", _joined(c.values),
                              _rank(c.rank) if c.rank is not None else "",
                              "void" if task.void and c.tests else c.verdict,
-                             " ".join(f"{t['delta']:.4f}" for t in c.tests),
-                             " ".join(f"{t['p_value']:.4f}" for t in c.tests),
+                             " ".join(exact_difference(t["value"], t["baseline_value"]) for t in c.tests),
+                             _joined([t["p_value"] for t in c.tests], exact_text),
                              " ".join(f"{m}={sum(v) / len(v):.4f}" for m, v in c.also.items() if v),
-                             " ".join(f"{v:.4f}" for v in c.alignment)])
+                             _joined(c.alignment), " ".join(str(t["seed"]) for t in c.tests),
+                             _joined([t["baseline_value"] for t in c.tests]),
+                             _joined([t["p_value_lower"] for t in c.tests], exact_text),
+                             _joined([t["rules"]["p_floor"] if "rules" in t else None for t in c.tests], exact_text),
+                             " ".join(str(o.best_epoch) for o in ended), " ".join(str(o.epochs_run) for o in ended),
+                             " ".join(str(o.hit_cap).lower() for o in ended)])
     return out.getvalue()
 
 

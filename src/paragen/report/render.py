@@ -11,6 +11,7 @@ import io
 from typing import TYPE_CHECKING
 
 from paragen.pipeline.tables import ABSENT
+from paragen.report.heldout import HEADING as HELDOUT_HEADING
 from paragen.report.rounding import exact, exact_difference, exact_text, shown, shown_difference
 
 if TYPE_CHECKING:
@@ -52,8 +53,10 @@ def to_markdown(table: ResultTable) -> str:
     lines += ["", table.caption, "", (OWN_LEGEND if table.own else PAPER_LEGEND)
               + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
     if table.comparisons:
-        lines += ["", "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"] \
+        lines += ["", table.comparisons_heading] \
             + [f"- {c}" for c in table.comparisons]
+    if table.predictions:
+        lines += ["", HELDOUT_HEADING] + [f"- {p}" for p in table.predictions]
     if table.training or table.training_notes:
         lines += ["", "Training (model selection on the validation split):"] + [
             f"- {t}" for t in table.training_notes + table.training_lines()]

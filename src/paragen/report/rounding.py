@@ -47,6 +47,13 @@ def shown_difference(reproduced: float | Decimal, paper: float | Decimal, decima
     return f"{half_up(reproduced, decimals) - half_up(paper, decimals):+f}"
 
 
+def versus_text(row: float, baseline: float, detail: str = "", decimals: int = 1) -> str:
+    """"94.7 vs 81.5 (+13.2)": a row's score against its baseline's and the difference of the two numbers shown;
+    ``detail`` goes inside the parentheses after the difference."""
+    difference = shown_difference(row, baseline, decimals)
+    return f"{shown(row, decimals)} vs {shown(baseline, decimals)} ({difference}{detail})"
+
+
 def exact_text(value: float | Decimal) -> str:
     """A value in the CSV: the number the metrics file holds, unrounded ("88.85", "90.0")."""
     return f"{exact(value):f}"

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paragen import artifacts
-from paragen.atomic import write_text
 from paragen.report.provenance import SETTINGS_FILE, restore
 
-QUOTED_TABLES = (artifacts.PUBLISHED_OUTPUTS_CSV,)
-"""Committed tables other than metrics that a report reads (the sweep tables are found by their suffix)."""
+QUOTED_TABLES = (artifacts.PUBLISHED_OUTPUTS_CSV, artifacts.scoring_variants_outputs()[0])
+"""Committed tables other than metrics that a report reads (the sweep tables are found by their suffix), and the
+scoring-variants scores its ranking is redrawn from."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,6 @@ class Stale:
 
     path: str
     detail: str
-    refreshed: bool = False  # ``check_tables(write=True)`` replaced it by its rebuild
 
     def describe(self) -> str:
         return f"{self.path}: {self.detail}"
@@ -66,12 +65,26 @@ def _diff(committed: Path, rebuilt: Path, name: str, lines: int = 12) -> str | N
 def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str | None]:
     """Rebuild one table under ``scratch``; (table name, None) or (table name, why it failed)."""
     _scratch_inputs(root, scratch)
-    settings = restore(provenance, scratch)
+    return rebuild(scratch, restore(provenance, scratch))
+
+
+def rebuild_parameters(root: Path, name: str, scratch: Path) -> tuple[str, str | None]:
+    """A parameters table (counted from params.yaml and the vocabularies there are, so it keeps no provenance),
+    rebuilt with no real dataset switched on, as committed."""
+    _scratch_inputs(root, scratch)
+    return rebuild(scratch, {"table": name, "data": [], "seeds": 1})
+
+
+def rebuild(scratch: Path, settings: dict) -> tuple[str, str | None]:
+    """Run the command that writes ``settings["table"]`` (with the ``data`` and ``seeds`` it was built with) in a
+    ``scratch`` that holds its inputs."""
     command = [sys.executable, "-m", "paragen.cli", "report", "--params", "params.yaml", "--table", settings["table"],
                "--tables-only", "--seeds", str(settings["seeds"])]
     if settings["table"] == artifacts.MATRIX_TABLE:
         command = [sys.executable, "-m", "paragen.cli", "matrix", "--params", "params.yaml", "--tables-only",
                    "--suites", "matrix"]  # `seeds` is the matrix's own (matrix.seeds)
+    if settings["table"] == artifacts.SCORING_VARIANTS_TABLE:  # the ranking redrawn from the committed scores
+        command = [sys.executable, "-m", "paragen.cli", "scoring-variants", "--from-csv"]
     if settings["data"]:
         command += ["--data", ",".join(settings["data"])]
     done = subprocess.run(command, cwd=scratch, capture_output=True, text=True)
@@ -81,12 +94,32 @@ def rebuild_table(root: Path, provenance: Path, scratch: Path) -> tuple[str, str
     return settings["table"], None
 
 
+def _take_rebuild(committed: Path, rebuilt: Path) -> None:
+    """``--update``: the committed file becomes its rebuild (removed where the rebuild no longer writes it)."""
+    if rebuilt.exists():
+        committed.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(rebuilt, committed)
+    else:
+        committed.unlink()
+
+
+def rebuilt_outputs(table: str) -> tuple[str, ...]:
+    """The committed files a table's rebuild writes and the check compares (the scoring-variants scores are its
+    input, not compared: rescoring needs the Turk files and minutes)."""
+    if table == artifacts.SCORING_VARIANTS_TABLE:
+        return artifacts.scoring_variants_outputs()[1:]
+    return (artifacts.table_outputs(table) + (artifacts.comparisons_csv_path(table),)
+            + artifacts.aligned_pairs_outputs(table))
+
+
 def check_tables(root: str | Path, names: list[str] | None = None,
-                 write: bool = False) -> tuple[list[Stale], list[str]]:
-    """(stale files, tables checked): every table with provenance under ``root`` (or those in ``names``) rebuilt
-    and compared; a scores table of params.yaml whose Markdown is committed without provenance is stale too.
-    ``write``: a file whose rebuild differs, or that only the rebuild writes, is replaced by the rebuild (after a
-    change to the report code: the same inputs, the current code); it is still listed, as refreshed."""
+                 update: bool = False) -> tuple[list[Stale], list[str]]:
+    """(stale files, tables checked): every table with provenance under ``root`` (or those in ``names``), and every
+    committed parameters table of params.yaml, rebuilt and compared; a scores table of params.yaml whose Markdown
+    is committed without provenance is stale too.
+    ``update``: each stale file that a rebuild gives is replaced by it in ``root`` (how a change to the report code
+    reaches the committed tables: through the report stage, from the committed metrics and provenance, never by
+    hand); the returned list still names what was stale before."""
     from paragen.config import load_config
 
     root = Path(root)
@@ -100,29 +133,40 @@ def check_tables(root: str | Path, names: list[str] | None = None,
                 and (names is None or name in names):
             stale.append(Stale(md, "committed without results/provenance/ (what it was built from): it cannot be "
                                "rebuilt; regenerate it with the pipeline"))
-    for provenance in kept:
-        with tempfile.TemporaryDirectory(prefix=f"check-{provenance.name}-") as folder:
+    parameters = [name for name, spec in config.tables.items() if spec.kind == "parameters"
+                  and (root / artifacts.table_outputs(name)[0]).exists() and (names is None or name in names)]
+    for name in [p.name for p in kept] + parameters:
+        with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as folder:
             scratch = Path(folder)
-            table, failure = rebuild_table(root, provenance, scratch)
-            outputs = (artifacts.table_outputs(table) + (artifacts.comparisons_csv_path(table),)
-                       + artifacts.aligned_pairs_outputs(table))
+            if name in parameters:
+                table, failure = rebuild_parameters(root, name, scratch)
+            else:
+                table, failure = rebuild_table(root, root / "results" / "provenance" / name, scratch)
             if failure is not None:
                 stale.append(Stale(artifacts.table_outputs(table)[0], failure))
                 continue
-            for path in outputs:
-                committed, rebuilt = root / path, scratch / path
-                if not committed.exists():
-                    if rebuilt.exists():
-                        if write:
-                            write_text(committed, rebuilt.read_text(encoding="utf-8"))
-                        stale.append(Stale(path, "the rebuild writes it, but it is not committed", write))
-                    continue
-                if not rebuilt.exists():
-                    stale.append(Stale(path, "committed, but the rebuild does not write it"))
-                    continue
-                detail = _diff(committed, rebuilt, path)
-                if detail is not None:
-                    if write:
-                        write_text(committed, rebuilt.read_text(encoding="utf-8"))
-                    stale.append(Stale(path, detail, write))
-    return stale, [p.name for p in kept]
+            stale += _compare(root, scratch, rebuilt_outputs(table), update)
+    return stale, [p.name for p in kept] + parameters
+
+
+def _compare(root: Path, scratch: Path, outputs: tuple[str, ...], update: bool) -> list[Stale]:
+    """Each committed output against its rebuild (``update``: replaced by it where they differ)."""
+    stale = []
+    for path in outputs:
+        committed, rebuilt = root / path, scratch / path
+        if not committed.exists():
+            if rebuilt.exists():
+                stale.append(Stale(path, "the rebuild writes it, but it is not committed"))
+                if update:
+                    _take_rebuild(committed, rebuilt)
+            continue
+        if not rebuilt.exists():
+            stale.append(Stale(path, "committed, but the rebuild does not write it"))
+        else:
+            detail = _diff(committed, rebuilt, path)
+            if detail is None:
+                continue
+            stale.append(Stale(path, detail))
+        if update:
+            _take_rebuild(committed, rebuilt)
+    return stale

@@ -60,7 +60,11 @@ class ResultTable:
     training_notes: list[str] = field(default_factory=list)
     """Rows whose run is still training (its run directory is locked), one line each."""
     comparisons: list[str] = field(default_factory=list)
-    """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
+    """Paired tests between rows (paragen.report.comparisons), one line each."""
+    comparisons_heading: str = "Paired bootstrap tests (Koehn, 2004) of the paper's comparisons:"
+    """What the comparison lines are (rule data: :data:`RULE_TESTS_HEADING`)."""
+    predictions: list[str] = field(default_factory=list)
+    """Rule data: the closest-epoch hypothesis read as a prediction per held-out type (paragen.report.heldout)."""
     readings: list[str] = field(default_factory=list)
     """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
     reading_rules: str = ""
@@ -87,6 +91,9 @@ class ResultTable:
     def seeded(self) -> bool:
         """Whether a row shows several seeds (then the CSV has the seed columns)."""
         return any(cell.per_seed for cell in self.cells.values())
+
+
+RULE_TESTS_HEADING = "Paired tests of the paper's comparisons, by rule (exact sign-flip tests over the test rules):"
 
 
 def _at(metrics: dict[str, Any] | None, path: str) -> Any:
@@ -280,3 +287,16 @@ def fill_table(name: str, title: str, caption: str, paper: PaperTable, row_sourc
                 cell = _not_compared(cell, reason)
             table.cells[(row, column.key)] = cell
     return table
+
+
+def drop_short_intervals(table: ResultTable, rules_by_column: dict[str, int], fewest: int) -> list[str]:
+    """Take the rule-resampling interval off every cell of a column with fewer than ``fewest`` rules (its coverage
+    falls well short of 95 % there: :data:`paragen.metrics.randomization.INTERVAL_MIN_RULES`); returns the labels of
+    the columns that lost one."""
+    short = {key for key, rules in rules_by_column.items() if rules < fewest}
+    dropped = set()
+    for key, cell in list(table.cells.items()):
+        if cell.interval is not None and key[1] in short:
+            table.cells[key] = replace(cell, interval=None)
+            dropped.add(key[1])
+    return [c.label for c in table.columns if c.key in dropped]

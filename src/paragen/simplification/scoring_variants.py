@@ -244,13 +244,34 @@ def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, mo
     return "\n".join(lines)
 
 
-def to_csv(scored: list[Scored]) -> str:
+CSV_FIELDS = ("system", "text", "metric", "references", "form", "score", "published", "sentences")
+
+
+def to_csv(scored: list[Scored], sentences: int) -> str:
+    """Every score, exact (the float's shortest repr, which reads back as the same number), with the published
+    number beside it and the test set's sentence count: :func:`from_csv` gives back what the table is drawn from."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", "text", "metric", "references", "form", "score", "published"])
+    writer.writerow(CSV_FIELDS)
     for s in scored:
         published = PUBLISHED["oracle" if s.system.startswith("oracle") else s.system]
         for metric, values, paper in (("SARI", s.sari, published[0]), ("BLEU", s.bleu, published[1])):
             for (refs, form), value in values.items():
-                writer.writerow([s.system, s.text, metric, refs, form, f"{value:.4f}", paper])
+                writer.writerow([s.system, s.text, metric, refs, form, repr(float(value)), paper, sentences])
     return buffer.getvalue()
+
+
+def from_csv(text: str, name: str = "scores") -> tuple[list[Scored], int]:
+    """The scores :func:`to_csv` wrote, in its order (the grid's order depends on it), and the sentence count."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    if not rows or tuple(rows[0]) != CSV_FIELDS:
+        raise ValueError(f"{name}: not a scoring-variants scores file (columns {', '.join(CSV_FIELDS)} expected)")
+    scored: dict[tuple[str, str], Scored] = {}
+    for number, row in enumerate(rows, start=2):
+        try:
+            value = float(row["score"])
+        except ValueError:
+            raise ValueError(f"{name}, line {number}: score {row['score']!r} is not a number") from None
+        entry = scored.setdefault((row["system"], row["text"]), Scored(row["system"], row["text"], {}, {}))
+        (entry.sari if row["metric"] == "SARI" else entry.bleu)[(row["references"], row["form"])] = value
+    return list(scored.values()), int(rows[0]["sentences"])

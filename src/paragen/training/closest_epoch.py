@@ -40,6 +40,22 @@ def closest_epoch(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float
     return ClosestEpoch(epoch, distance, at_best)
 
 
+def held_out_epochs(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float],
+                    columns: Mapping[str, str]) -> dict[str, ClosestEpoch]:
+    """Per column key the paper reports, the epoch closest to the paper's row on validation over the *other* keys
+    (:func:`closest_epoch` with that key left out): the epoch the hypothesis "the paper's model is ours trained this
+    long" picks without looking at the key, whose test score at that epoch is then a prediction of the paper's
+    number that can fail. Keys with no other key to choose on are left out."""
+    keys = [k for k in paper if k in columns]
+    found = {}
+    for key in keys:
+        others = {k: paper[k] for k in keys if k != key}
+        choice = closest_epoch(rows, others, columns) if others else None
+        if choice is not None:
+            found[key] = choice
+    return found
+
+
 def mean_rows(logs: Sequence[Sequence[Mapping[str, float]]]) -> list[dict[str, float]]:
     """Per epoch, the mean of every column over the logs that reached it (several seeds of one row)."""
     by_epoch: dict[float, list[Mapping[str, float]]] = {}

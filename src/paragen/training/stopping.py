@@ -6,7 +6,9 @@ epoch was selected and whether the run stopped early or hit the epoch cap.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paragen.config import TrainingConfig
@@ -128,3 +130,11 @@ def trained_with(sessions: list[dict[str, Any]], current: TrainingConfig) -> Tra
         return current
     return current.model_copy(update={k: type(getattr(current, k))(recorded[k]) for k in STOPPING_KEYS
                                       if k in recorded})
+
+
+def settings_of_run(run_dir: Path, current: TrainingConfig) -> TrainingConfig:
+    """The stopping rule ``run_dir``'s run trained under (its sessions.json), else ``current``."""
+    sessions = run_dir / SESSIONS_FILE
+    if not sessions.exists():
+        return current
+    return trained_with(json.loads(sessions.read_text(encoding="utf-8")), current)

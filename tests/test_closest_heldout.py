@@ -1,0 +1,121 @@
+"""The closest-epoch hypothesis as a prediction that can fail (issue 67): each type's epoch is chosen on validation
+with that type left out, and its test score there is set against the paper's number. Distances are worked by hand
+from CopyNet Table 1's Enc-Dec row (x → ∅ 100, x → x 3.3, x → xx 1.5, xy → x 2.9, xy → xy 0.0)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paragen.training.closest_epoch import held_out_epochs
+
+from test_closest_epoch_rows import HEADER, LOG, _config
+
+EPOCH_4 = "4,1,1,30.0,1,1,100,30,1.5,2.9,0.0"
+"""Epoch 4 matches the paper on every type but x → x (|30 - 3.3| = 26.7): over all five types 26.7 / 5 = 5.34, so
+epoch 2 (0.8) stays the closest; with x → x left out it is 0 against epoch 2's (0 + 1 + 1 + 1) / 4 = 0.75."""
+COLUMNS = {"x->0": "valid_em_x_to_0", "x->x": "valid_em_x_to_x", "x->xx": "valid_em_x_to_xx",
+           "xy->x": "valid_em_xy_to_x", "xy->xy": "valid_em_xy_to_xy"}
+PAPER = {"x->0": 100.0, "x->x": 3.3, "x->xx": 1.5, "xy->x": 2.9, "xy->xy": 0.0}
+
+
+def _rows():
+    import csv
+    import io
+
+    return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO("\n".join([HEADER, *LOG,
+                                                                                                 EPOCH_4])))]
+
+
+def test_each_type_is_left_out_in_turn():
+    """x → x left out: epoch 4 (distance 0 over the other four). Any other type left out: epoch 2, e.g. x → ∅ left
+    out: epoch 2 (1 + 1 + 1 + 1) / 4 = 1.0 against epoch 4's 26.7 / 4 = 6.675 and epoch 1's (6.7 + 8.5 + 7.1 +
+    10) / 4 = 8.075."""
+    found = held_out_epochs(_rows(), PAPER, COLUMNS)
+    assert {k: v.epoch for k, v in found.items()} == {"x->0": 2, "x->x": 4, "x->xx": 2, "xy->x": 2, "xy->xy": 2}
+    assert found["x->x"].distance == pytest.approx(0.0) and found["x->0"].distance == pytest.approx(1.0)
+    assert held_out_epochs(_rows(), {"x->x": 3.3}, COLUMNS) == {}  # nothing left to choose on
+
+
+def _files(tmp_path: Path) -> None:
+    """The run's log (epochs 1-4), its closest-epoch choice (epoch 2) and scores, the selected checkpoint's scores,
+    and a test set of 4 lines: two of x → x (references "a", "b"), one x → ∅, one xy → xy."""
+    run = tmp_path / "runs" / "t_encdec"
+    run.mkdir(parents=True)
+    (run / "train_log.csv").write_text("\n".join([HEADER, *LOG, EPOCH_4]) + "\n")
+    metrics = tmp_path / "results" / "metrics"
+    metrics.mkdir(parents=True)
+    (metrics / "t_encdec.closest_epoch.json").write_text(json.dumps({"epoch": 2}))
+    by_tag = lambda values: {"by_tag": {t: {"top1": v} for t, v in values.items()}}  # noqa: E731
+    (metrics / "t_encdec.closest.json").write_text(json.dumps(by_tag(
+        {"x->0": 100.0, "x->x": 5.0, "x->xx": 1.0, "xy->x": 3.0, "xy->xy": 2.0})))
+    (metrics / "t_encdec.json").write_text(json.dumps(by_tag(
+        {"x->0": 100.0, "x->x": 60.0, "x->xx": 50.0, "xy->x": 40.0, "xy->xy": 30.0})))
+    data = tmp_path / "data" / "prepared" / "tiny"
+    data.mkdir(parents=True)
+    (data / "test.tag").write_text("x->x\nx->x\nx->0\nxy->xy\n")
+    (data / "test.tgt").write_text("a\nb\nc\nd e\n")
+
+
+def test_the_prediction_reads_scored_decodes_and_decodes_only_the_epoch_it_lacks(tmp_path, monkeypatch):
+    """x → x's epoch 4 is decoded (once): outputs "a", "z" give 1 of its 2 lines, 50.0 against the paper's 3.3:
+    error 46.7, beside the selected checkpoint's |60 - 3.3| = 56.7. The other types' epoch 2 is the closest-epoch
+    decode: x → xx 1.0 vs 1.5, error 0.5 (selected |50 - 1.5| = 48.5)."""
+    from paragen.scoring.closest_heldout import held_out_prediction
+
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    calls = []
+
+    def decode(epoch):
+        calls.append(epoch)
+        return [["a"], ["z"], ["c"], ["d", "e"]]
+
+    result = held_out_prediction(_config(), "copynet_synthetic", "t_encdec", decode)
+    assert calls == [4]
+    assert result["decoded_epochs"] == [4] and result["closest_epoch"] == 2 and result["epochs_run"] == 4
+    xx = result["types"]["x->x"]
+    assert (xx["epoch"], xx["test"], xx["paper"], xx["source"]) == (4, 50.0, 3.3, "epoch 4 decoded here")
+    assert xx["error"] == pytest.approx(46.7) and xx["selected_error"] == pytest.approx(56.7)
+    other = result["types"]["x->xx"]
+    assert (other["epoch"], other["test"], other["source"]) == (2, 1.0, "the closest-epoch decode")
+    assert other["error"] == pytest.approx(0.5) and other["selected_error"] == pytest.approx(48.5)
+
+
+def test_a_checkpoint_that_is_not_here_is_recorded_as_missing_and_the_line_says_so(tmp_path, monkeypatch):
+    """The decoder finds no epoch-4 weights: x → x has no test score and says where the checkpoint should be; the
+    table's line shows the others and means over the four types that have one: errors 0 (x → ∅: 100 vs 100), 0.5,
+    |3.0 - 2.9| = 0.1, |2.0 - 0.0| = 2.0 -> 2.6 / 4 = 0.65 -> 0.7 (half up); selected 0, 48.5, 37.1, 30.0 -> 115.6
+    / 4 = 28.9."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+    from paragen.scoring.closest_heldout import held_out_prediction
+
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    config = _config()
+    result = held_out_prediction(config, "copynet_synthetic", "t_encdec", lambda epoch: None)
+    assert result["types"]["x->x"]["checkpoint"] == "runs/t_encdec/epochs/epoch4.pt"
+    assert result["types"]["x->x"]["missing"] == "the run's epoch weights were not kept, or not copied to this machine"
+    assert "test" not in result["types"]["x->x"] and result["decoded_epochs"] == []
+    Path("results/metrics/t_encdec.heldout.json").write_text(json.dumps(result))
+    (line,) = heldout_lines(table_plan(config, "copynet_synthetic"), {"x->x": "x → x"})
+    assert line.startswith("Enc-Dec, 4 epochs run: x->0 epoch 2: 100.0 vs 100.0, error 0.0 (selected 0.0); x → x "
+                           "epoch 4: not decoded (runs/t_encdec/epochs/epoch4.pt is not here); x->xx epoch 2: 1.0 vs 1.5, error 0.5")
+    assert line.endswith("xy->xy epoch 2: 2.0 vs 0.0, error 2.0 (selected 30.0); mean over 4 types 0.7 (selected "
+                         "28.9)")
+
+
+def test_the_dag_runs_the_prediction_after_the_closest_decode_and_the_report_reads_it():
+    from paragen.pipeline.plan import build_plan
+
+    plan = build_plan(_config())
+    stages = {s.name: s for s in plan.stages}
+    stage = stages["heldout_t_encdec"]
+    assert "closest-heldout" in stage.cmd and "--table copynet_synthetic" in stage.cmd
+    assert {"runs/t_encdec/epochs", "results/metrics/t_encdec.closest.json", "results/metrics/t_encdec.json",
+            "results/metrics/t_encdec.closest_epoch.json"} <= set(stage.deps)
+    assert stage.outs == ("results/metrics/t_encdec.heldout.json",)
+    assert "results/metrics/t_encdec.heldout.json" in stages["report_copynet_synthetic"].deps
