@@ -331,6 +331,8 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
     columns = [Column(c.key, f"{c.label} (paper V)", c.key) for c in paper.columns]
     columns += [Column(f"{c.key}_built", f"{c.label} (built V)", c.key) for c in paper.columns]
     table = ResultTable(table_name, spec.title, "", columns, list(spec.grid), decimals=paper.decimals)
+    table.units = {column.key: "output-layer parameters, millions (counted on the instantiated model)"
+                   for column in columns}
     for row, cells in spec.grid.items():
         for column in paper.columns:
             experiment = cells[column.key]
