@@ -81,9 +81,9 @@ def _page(monkeypatch, seeds: list[int], cells: list[CellResult], declared: set[
     paragraph has its own tests)."""
     monkeypatch.setattr(matrix_render, "paragraph", lambda config, results, found: "READING")
     matrix = SimpleNamespace(title="Matrix", mechanisms={c.mechanism: None for c in cells}, seeds=seeds,
-                             samples=1000, _declared=declared)
+                             samples=1000, _declared=declared, tasks={"t": SimpleNamespace(dataset="rules")})
     task = TaskResult("t", "copy (rules)", "exact", "A", cells)
-    return matrix_render.to_markdown(SimpleNamespace(matrix=matrix), [task], "", [])
+    return matrix_render.to_markdown(SimpleNamespace(matrix=matrix, datasets={"rules": None}), [task], "", [])
 
 
 def test_one_seed_is_named_and_lists_say_none(monkeypatch):
@@ -130,11 +130,14 @@ def test_csv_rows_end_in_newlines_and_join_metrics_and_alignment_by_spaces():
     """Two seeds: BLEU 10 and 14 (mean 12.0000), SARI 30 and 31 (30.5000); gold-link accuracy 85.4 and 86."""
     cell = CellResult("t", "A", "scored", experiment="mx_t_a", runs=["r1", "r2"], values=[50.0, 52.0], rank=1,
                       also={"bleu": [10.0, 14.0], "sari": [30.0, 31.0]}, alignment=[85.4, 86.0])
-    text = matrix_render.to_csv(SimpleNamespace(), [TaskResult("t", "copy", "exact", "A", [cell])])
+    config = SimpleNamespace(matrix=SimpleNamespace(tasks={"t": SimpleNamespace(dataset="rules")}),
+                             datasets={"rules": None})
+    text = matrix_render.to_csv(config, [TaskResult("t", "copy", "exact", "A", [cell])])
     assert text.encode() == (
-        b"task,mechanism,status,reason,experiment,runs,metric,mean,sd,values,rank,verdict,deltas,p_values,also,"
+        b"task,mechanism,status,reason,experiment,runs,metric,unit,mean,sd,values,rank,verdict,deltas,p_values,also,"
         b"attention_alignment,seeds,baseline_values,p_values_lower,p_floors,best_epochs,epochs_run,hit_epoch_cap\n"
-        b"t,A,scored,,mx_t_a,r1 r2,exact,51.0000,1.4142,50.0000 52.0000,1,,,,bleu=12.0000 sari=30.5000,"
+        b"t,A,scored,,mx_t_a,r1 r2,exact,\"exact match: % of test sentences whose top-1 output equals the target, "
+        b"symbol for symbol\",51.0000,1.4142,50.0000 52.0000,1,,,,bleu=12.0000 sari=30.5000,"
         b"85.4000 86.0000,,,,,,,\n")
 
 

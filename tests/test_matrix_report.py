@@ -137,10 +137,11 @@ def test_rendered_files_say_void_and_list_reuse(fixture_results):
     # chance: 4 x 2 x (3 x 0.05^2 x 0.95 + 0.05^3) = 4 x 0.0145 = 0.058
     assert "4 cell(s) tested" in markdown and "1 better, 1 worse" in markdown and "about 0.1 verdict(s)" in markdown
     rows = to_csv(config, list(results.values())).splitlines()
-    assert rows[0].startswith("task,mechanism,status,reason,experiment,runs,metric,mean,sd,values,rank,verdict")
+    assert rows[0].startswith("task,mechanism,status,reason,experiment,runs,metric,unit,mean,sd,values,rank,verdict")
     wean = next(row for row in rows if row.startswith("t,WEAN,"))
     # deltas: 40 - 50, 41 - 52, 42 - 54 exactly; p-values as the files hold them; the p of being worse 1 - p
-    assert wean.startswith("t,WEAN,scored,,t_wean,t_wean t_wean_seed2 t_wean_seed3,exact,41.0000,1.0000,"
+    assert wean.startswith("t,WEAN,scored,,t_wean,t_wean t_wean_seed2 t_wean_seed3,exact,\"exact match: % of test "
+                           "sentences whose top-1 output equals the target, symbol for symbol\",41.0000,1.0000,"
                            "40.0000 41.0000 42.0000,5,worse,-10.0 -11.0 -12.0,0.999 0.96 0.5,")
     assert wean.endswith(",1 2 3,50.0000 52.0000 54.0000,0.0010000000000000009 0.040000000000000036 0.5,"
                          "0.00000999990000099999 0.00000999990000099999 0.00000999990000099999,,,")

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from paragen.artifacts import MATRIX_FIGURE, MATRIX_TABLE, run_dir, table_outputs
 from paragen.atomic import write_text
-from paragen.config import ParagenConfig
+from paragen.config import ParagenConfig, RealDataset
 from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
+from paragen.report.units import metric_unit
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
 from paragen.report.matrix_seeds import OtherSeeds, disagreements, other_seeds
@@ -140,12 +141,14 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str,
                                                        for t in results) + " |")
     seeds = len(matrix.seeds)
     metrics = ", ".join(f"{t.label.split(' (')[0]}: {METRIC_LABELS[t.metric]}" for t in results)
+    units = "; ".join(f"{t.label.split(' (')[0]}: {task_unit(config, t)}" for t in results)
     over = (f"mean ± sd over seeds {', '.join(map(str, matrix.seeds))}" if seeds > 1 else f"seed {matrix.seeds[0]}")
     lines += ["", f"Each cell: the task's main metric on its test set ({metrics}), {over}; its rank within the task "
               "(1 = best; a void column is not ranked); and the paired test against the task's baseline (on rule data "
               "the exact sign-flip test over rules, elsewhere the paired bootstrap): better / worse / no difference "
               "shown, by a rule fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
-              f"while still improving is possibly under-trained and gets no verdict against it (X15).{hardware}",
+              f"while still improving is possibly under-trained and gets no verdict against it (X15). Units: {units}."
+              f"{hardware}",
               "", "## Reading", "", paragraph(config, results, found), "", "## Paired tests", "",
               "Each difference is the cell's shown score minus the baseline's.", ""]
     for task in results:
@@ -182,13 +185,24 @@ def baseline_of(results: list[TaskResult], name: str) -> str:
     return next(t.baseline for t in results if t.name == name)
 
 
-CSV_FIELDS = ("task", "mechanism", "status", "reason", "experiment", "runs", "metric", "mean", "sd", "values", "rank",
+CSV_FIELDS = ("task", "mechanism", "status", "reason", "experiment", "runs", "metric", "unit", "mean", "sd", "values",
+              "rank",
               "verdict", "deltas", "p_values", "also", "attention_alignment", "seeds", "baseline_values",
               "p_values_lower", "p_floors", "best_epochs", "epochs_run", "hit_epoch_cap")
 """Per seed, space-separated in seed order: ``values``, ``baseline_values``, ``deltas`` (exact: value − baseline
 value), ``p_values`` (the cell better; empty where a rule-data file has no exact test), ``p_values_lower`` (the cell
 worse), ``p_floors`` (the smallest p the rule count allows; rule data only), ``best_epochs``, ``epochs_run``,
 ``hit_epoch_cap`` (of the cell's runs whose log is kept)."""
+
+
+def task_unit(config: ParagenConfig, task: TaskResult) -> str:
+    """What a column's main metric counts (paragen.report.units): scale, tokens and references."""
+    assert config.matrix is not None
+    dataset = config.datasets[config.matrix.tasks[task.name].dataset]
+    metric = {"exact": "by_tag"}.get(task.metric, task.metric)
+    text = metric_unit(metric, None, getattr(dataset, "evaluation", None),
+                       isinstance(dataset, RealDataset) and dataset.segmentation == "bpe")
+    return text.replace("F1 0-100", "ROUGE-2 F1 0-100") if task.metric == "rouge" else text
 
 
 def _joined(values: list, text=lambda v: f"{v:.4f}") -> str:
@@ -203,7 +217,7 @@ def to_csv(config: ParagenConfig, results: list[TaskResult]) -> str:
         for c in task.cells:
             ended = [outcome for _, _, outcome in c.outcomes]
             writer.writerow([task.name, c.mechanism, c.status, c.reason, c.experiment or "", " ".join(c.runs),
-                             task.metric, "" if c.mean is None else f"{c.mean:.4f}",
+                             task.metric, task_unit(config, task), "" if c.mean is None else f"{c.mean:.4f}",
                              "" if c.sd is None else f"{c.sd:.4f}", _joined(c.values),
                              _rank(c.rank) if c.rank is not None else "",
                              "void" if task.void and c.tests else c.verdict,
