@@ -46,7 +46,7 @@ def test_stand_in_stages_generate_gold_links_train_decode_align_evaluate_and_rep
     for exp in STAND_IN:
         assert {f"train_{exp}", f"decode_{exp}", f"align_{exp}", f"evaluate_{exp}"} <= named.keys()
         assert f"score_{exp}" not in named  # exact match is the rule data's measure, not this one's
-        assert "datasets.headline_small.evaluation" in named[f"train_{exp}"].params  # validation ROUGE on words
+        assert "datasets.headline_small.evaluation.rouge_unit" in named[f"train_{exp}"].params  # ROUGE on words
     # every row is scored against the gold links; the heat maps' two rows also keep the matrices of lines 1-3
     assert named["align_hs_sgate"].cmd == ("paragen align --params params.yaml --experiment hs_sgate --gold "
                                            "data/prepared/headline_small/test.align --out "

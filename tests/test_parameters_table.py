@@ -83,9 +83,10 @@ def test_the_table_word_for_word_with_one_vocabulary_built(tmp_path, monkeypatch
     assert "hence the WEAN (concat) row.\n" in (tmp_path / "results/tables/wean_parameters.md").read_text()
     assert "- Seq2seq, PWKP (built V): built vocabulary: 1,000 tokens + 4 specials\n" in text
     csv_text = (tmp_path / "results/tables/wean_parameters.csv").read_text(encoding="utf-8")
-    assert "wean_parameters,Seq2seq,PWKP,12.8,12.801024,0.001024," in csv_text  # the exact count in millions
-    assert "wean_parameters,Seq2seq,LCSTS,2.05,2.050048,0.000048," in csv_text
-    assert "wean_parameters,Seq2seq,PWKP_built,,0.257024,," in csv_text
+    unit = '"output-layer parameters, millions (counted on the instantiated model)"'
+    assert f"wean_parameters,Seq2seq,PWKP,{unit},12.8,12.801024,0.001024," in csv_text  # the exact count in millions
+    assert f"wean_parameters,Seq2seq,LCSTS,{unit},2.05,2.050048,0.000048," in csv_text
+    assert f"wean_parameters,Seq2seq,PWKP_built,{unit},,0.257024,," in csv_text
     assert "- WEAN, LCSTS (paper V): counted at V = 4,000 + 4 specials\n" in text
     assert ("- Seq2seq, LCSTS (built V): not run: dataset absent (lcsts_wean is not switched on; fetch it, then run "
             "with `--config data='[lcsts_wean]'`)\n") in text

@@ -172,7 +172,7 @@ def test_runs_logging_the_simplification_metrics_get_003_figure_1_panels(tmp_pat
 
 def test_curves_never_mix_selection_metrics():
     from paragen.config import load_config, parse_config
-    from paragen.pipeline import dvc, plan, tables
+    from paragen.pipeline import curves, dvc, plan
 
     from conftest import ROOT
 
@@ -180,13 +180,15 @@ def test_curves_never_mix_selection_metrics():
     raw.update(suites=["simplification"], data=["turk", "wikilarge"])
     config = parse_config(raw)
     # NMT selects by validation loss, the Transformers by SARI: both log SARI, so the curves plot SARI
-    assert tables.curve_column(config, ["simp_nmt", "simp_transformer"]) == ("valid_sari", "validation SARI")
-    assert tables.curve_column(config, ["simp_transformer", "simp_dmass"]) == ("valid_metric", "validation SARI")
+    # (the label names the tokens validation scores: wikilarge's words)
+    assert curves.curve_column(config, ["simp_nmt", "simp_transformer"]) == ("valid_sari", "validation SARI on words")
+    assert curves.curve_column(config, ["simp_transformer", "simp_dmass"]) == \
+        ("valid_metric", "validation SARI on words")
     plots = {k: v for p in dvc.dvc_plots(plan.build_plan(config)) for k, v in p.items()}
     assert set(plots["simplification_valid_curves"]["y"].values()) == {"valid_sari"}
     raw["training"]["nmt_simp"]["log_metrics"] = []
-    with pytest.raises(ValueError, match="give their training configurations a shared log_metrics entry"):
-        tables.curve_column(parse_config(raw), ["simp_nmt", "simp_transformer"])
+    with pytest.raises(ValueError, match="give every one of these trainings the same log_metrics entry"):
+        parse_config(raw)  # refused when params.yaml is read, before any plot is asked for
 
 
 def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
@@ -213,7 +215,7 @@ def test_captions_name_the_hardware_wall_time_and_resumptions(tmp_path):
     from paragen.report.captions import hardware_summary
 
     assert hardware_summary({"Row 1": one, "Row 2": two, "Old": old}) == \
-        " Trained on CPU B and GPU A: 5 min of training over 2 run(s)."
+        " Trained on CPU B (Row 2) and GPU A (Row 1, Row 2): 5 min of training over 2 run(s)."  # rows per device
 
 
 def test_setup_goes_under_the_table_not_into_the_latex_caption(tmp_path):

@@ -18,7 +18,7 @@ from conftest import ROOT, TINY_PARAMS, stage_command
 PROJECT = yaml.safe_load((ROOT / "params.yaml").read_text())
 SUITES = sorted({table["suite"] for table in PROJECT["tables"].values()})
 REAL = [name for name, spec in PROJECT["datasets"].items() if spec["kind"] == "real"]
-RUNS_A_MODEL = re.compile(r"^exec (paragen|torchrun .* -m paragen\.cli) (train|decode) ")
+RUNS_A_MODEL = re.compile(r"^exec (paragen|torchrun .* -m paragen\.cli) (train|decode|closest-heldout) ")
 """The commands that load a model and run it: what a GPU is for (system_* rows compute outputs without one)."""
 
 

@@ -209,8 +209,9 @@ def test_score_rouge_perl_refuses_chinese_and_uncountable_references(tmp_path, c
 
 def test_evaluation_switch_needs_words():
     assert Evaluation(metrics=["rouge"], rouge_unit="word", rouge_perl=True).rouge_perl
+    assert Evaluation(metrics=["rouge"], rouge_perl=True).rouge_unit == "auto"  # words on English (CJK: refused)
     with pytest.raises(ValueError, match="rouge_perl: ROUGE-1.5.5 scores words; set rouge_unit: word"):
-        Evaluation(metrics=["rouge"], rouge_perl=True)
+        Evaluation(metrics=["rouge"], rouge_unit="char", rouge_perl=True)
 
 
 # --- issue 30: WordNet exceptions as a stated choice; agreement with pyrouge ------------------------------------

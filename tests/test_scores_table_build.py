@@ -244,7 +244,8 @@ def test_a_table_of_system_rows_only_has_no_scale_in_its_caption_and_draws_nothi
     with caplog.at_level(logging.INFO, logger="paragen"):
         build.build_table_report(_with_identity({"Identity": "ident"}), TABLE, figures=True)
     assert written[0].caption == ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, "
-                                  "Table 1. ")
+                                  "Table 1. Units: exact match: % of test sentences whose top-1 output equals the "
+                                  "target, symbol for symbol. ")
     assert [r.getMessage() for r in caplog.records if r.name == build.log.name] == [
         f"wrote {TABLE_FILES} (no trained row can run: no figures)"]
 

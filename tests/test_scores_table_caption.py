@@ -11,7 +11,8 @@ from pathlib import Path
 
 from paragen.report import build
 
-SCALE = ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, Table 1. Scale: 5 rules × 12 "
+SCALE = ("Exact-match test accuracy (%). Published numbers: Gu et al. (2016), CopyNet, Table 1. Units: exact match: % "
+         "of test sentences whose top-1 output equals the target, symbol for symbol. Scale: 5 rules × 12 "
          "instances (paper: 200 × 200), 30 symbols, seed 3; bi-GRU encoder, hidden 16 / embedding 8; beam 3.")
 
 

@@ -89,12 +89,13 @@ def _bpe_skip(tmp_path, monkeypatch, **skip_spec):
 def test_evaluate_restores_bpe_for_one_seed_and_keeps_a_systems_single_test_split(tmp_path, monkeypatch):
     """One seed: the output file is scored as written, its "@@ " joins undone first (BLEU 100 against the word
     reference; the BPE tokens would give under 50: tests/test_systems.py). The dataset also lists valid among its
-    test splits, but a system writes only test.hyp: its result stays one flat test result, with no per-seed block."""
+    test splits, but a skip system writes only test.hyp: its result is the test split alone, keyed by split as the
+    dataset's other rows are (so `dvc metrics show` puts it in their columns), with no per-seed block."""
     raw = _bpe_skip(tmp_path, monkeypatch, seeds=1)
     raw["datasets"]["turk"]["test_splits"] = ["test", "valid"]
     result = evaluate_experiment(parse_config(raw), "simp_skip")
-    assert result["bleu"]["score"] == pytest.approx(100.0)
-    assert "splits" not in result and "per_seed" not in result and result["count"] == 1
+    assert list(result["splits"]) == ["test"] and result["splits"]["test"]["bleu"]["score"] == pytest.approx(100.0)
+    assert "per_seed" not in result["splits"]["test"] and result["splits"]["test"]["count"] == 1
     assert (result["experiment"], result["dataset"]) == ("simp_skip", "turk")
 
 
@@ -206,7 +207,7 @@ def test_score_request_carries_the_evaluations_settings_and_the_first_reference_
     bleu = score_request(Evaluation(metrics=["bleu"]), "bleu", "d", "o", remove_bpe=True, split="valid",
                          compare="other", samples=20, refs=refs)
     assert (bleu.lowercase, bleu.rouge_unit, bleu.rouge_perl, bleu.rouge_perl_exceptions) == \
-        (True, "char", False, "wordnet")
+        (True, "auto", False, "wordnet")  # the defaults: ROUGE by script
     assert (bleu.refs, bleu.src, bleu.remove_bpe, bleu.compare, bleu.bootstrap_samples) == \
         (refs, "d/valid.src", True, "other", 20)
 

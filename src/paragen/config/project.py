@@ -12,8 +12,9 @@ from paragen.config.matrix import MatrixConfig
 from paragen.config.datasets import (Evaluation, HeadlineSyntheticDataset, RealDataset, SyntheticDataset, VocabConfig,
                                      _check_real_dataset)
 from paragen.config.models import ModelConfig
-from paragen.config.runs import DecodingConfig, ExperimentConfig, RuleFileConfig, SystemConfig, TrainingConfig
-from paragen.config.tables import Comparison, TableConfig
+from paragen.config.runs import (DecodingConfig, ExperimentConfig, RuleFileConfig, SystemConfig, TrainingConfig,
+                                 check_systems)
+from paragen.config.tables import Comparison, TableConfig, check_curves
 
 
 class ParagenConfig(_Strict):
@@ -104,10 +105,9 @@ class ParagenConfig(_Strict):
                 raise ValueError(f"suites: unknown suite {suite!r}; allowed values: {sorted(known_suites)} (an "
                                  "empty list, suites=[], builds no table: the data stages of `data` alone)")
         self._check_figures()
-        self._check_curves()
         self._check_comparisons()
         self._check_closest_epochs()
-        self._check_systems()
+        check_systems(self)
         self._check_rule_references()
         self._check_raw_files()
         from paragen.config.own_tables import add_source_rows
@@ -122,6 +122,7 @@ class ParagenConfig(_Strict):
         from paragen.config.matrix import expand_matrix
         from paragen.config.seeds import add_replicas
 
+        check_curves(self)  # after every row is known to exist
         expand_matrix(self)
         add_replicas(self)
         return self
@@ -130,23 +131,6 @@ class ParagenConfig(_Strict):
         """Whether ``systems.<system>`` is a key of params.yaml (not an implicit source row's system): only such
         keys may be a stage's DVC params."""
         return system in self.systems and system not in self._implicit_systems
-
-    def _check_curves(self) -> None:
-        """A scores table draws its trained rows' validation curves on one axis: the rows select checkpoints by one
-        metric, or every row's training logs one metric in common (``log_metrics``)."""
-        for name, table in self.tables.items():
-            trained = {label: e for label, e in table.rows.items() if e in self.experiments}
-            trainings = {self.experiments[e].training: self.training[self.experiments[e].training]
-                         for e in trained.values()}
-            if table.kind != "scores" or len({t.valid_metric for t in trainings.values()}) < 2:
-                continue
-            logged = [set(t.log_metrics) for t in trainings.values()]
-            if set.intersection(*logged):
-                continue
-            by = ", ".join(f"training.{n}: {t.valid_metric}" for n, t in trainings.items())
-            raise ValueError(f"tables.{name}: its rows select checkpoints by different metrics ({by}), and its "
-                             "validation curves need one metric on one axis: give every one of these trainings the "
-                             "same log_metrics entry (e.g. log_metrics: [bleu] in each), or one valid_metric")
 
     def _check_comparisons(self) -> None:
         """Compared rows are trained rows of their table, on one dataset, with a metric it is scored with."""
@@ -304,34 +288,6 @@ class ParagenConfig(_Strict):
         for key, spec in files.items():
             if spec.fetch not in registry:
                 raise ValueError(f"{key}: unknown registry entry {spec.fetch!r}; allowed values: {sorted(registry)}")
-
-    def _check_systems(self) -> None:
-        clash = sorted(set(self.systems) & set(self.experiments))
-        if clash:
-            raise ValueError(f"systems: {clash} also named under experiments:; a row name must say which it is")
-        for name, system in self.systems.items():
-            dataset = self.datasets.get(system.dataset)
-            if not isinstance(dataset, RealDataset) or "test" not in dataset.splits:
-                real = sorted(n for n, d in self.datasets.items() if isinstance(d, RealDataset) and "test" in d.splits)
-                raise ValueError(f"systems.{name}.dataset: {system.dataset!r} is not a real dataset with a test "
-                                 f"split; allowed values: {real}")
-            if system.rules is not None and system.rules not in self.rules:
-                raise ValueError(f"systems.{name}.rules: unknown rules {system.rules!r}; allowed values: "
-                                 f"{sorted(self.rules)}")
-            if system.input != "source":
-                if system.input not in self.experiments and system.input not in self.systems:
-                    raise ValueError(f"systems.{name}.input: {system.input!r} is neither 'source' nor an experiment "
-                                     f"or system; allowed values: {['source', *sorted(self.experiments), *sorted(self.systems)]}")
-                chain, current = [name], system.input
-                while current not in chain and current in self.systems and self.systems[current].input != "source":
-                    chain.append(current)
-                    current = self.systems[current].input
-                if current in chain:
-                    raise ValueError(f"systems.{name}.input: the inputs form a cycle: " + " -> ".join(chain + [current]))
-                if self.dataset_of(system.input) != system.dataset:
-                    raise ValueError(f"systems.{name}.input: {system.input!r} decodes the test set of dataset "
-                                     f"{self.dataset_of(system.input)!r}, not {system.dataset!r} (its segmentation and "
-                                     "references may differ): rewrite an output of the same dataset")
 
     def active_tables(self) -> dict[str, TableConfig]:
         """Tables of the enabled suites at the selected scale, in declaration order."""

@@ -33,7 +33,7 @@ def complete_stages(config: ParagenConfig, root: str | Path = ".") -> tuple[list
     clone a score stage looks finished while its ``test.hyp`` is absent, and ``dvc commit`` refuses it."""
     complete, incomplete = [], []
     for stage in plan.stages(config):
-        present = all((Path(root) / path).exists() for path in (*stage.outs, *stage.deps))
+        present = all((Path(root) / path).exists() for path in (*stage.outs, *stage.kept, *stage.deps))
         (complete if present else incomplete).append(stage.name)
     return complete, incomplete
 
@@ -50,7 +50,8 @@ def record_into_dvc_lock(config: ParagenConfig, params: str | Path = "params.yam
         raise ConfigError(f"{dvc_yaml} is out of date with {params}: run `paragen dvc-yaml` first")
     recorded, skipped = complete_stages(config, root)
     if recorded:
-        outputs = [root / out for stage in plan.stages(config) if stage.name in recorded for out in stage.outs]
+        outputs = [root / out for stage in plan.stages(config) if stage.name in recorded
+                   for out in (*stage.outs, *stage.kept)]  # resume.json is cached too: DVC re-links it
         with times_kept(outputs):
             # not --quiet: it silences DVC's error as well, and the message below would be empty
             result = subprocess.run(["dvc", "commit", "--force", *recorded], cwd=root, capture_output=True, text=True)

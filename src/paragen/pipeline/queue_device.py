@@ -34,7 +34,8 @@ from paragen.pipeline.queue_run import Limits, execute
 from paragen.pipeline.queue_spec import (CPU_STEPS, DATA_STEPS, GpuQueue, QueueJob, job_config, job_stages,
                                          without_unneeded_data)
 from paragen.pipeline.queue_state import FORMAT, QueueState, signature
-from paragen.pipeline.queue_travel import DATA_ARCHIVE, describe_resume, restore_resume, train_run, unpack_data
+from paragen.pipeline.queue_travel import (DATA_ARCHIVE, describe_resume, restore_resume, resume_folder, train_run,
+                                          unpack_data)
 from paragen.pipeline.stage import Stage, shell_command
 from paragen.training.kept_epochs import EPOCHS_DIR
 
@@ -146,7 +147,7 @@ def run_call(queue: GpuQueue, out: str | Path, deadline_s: float, pack_s: float,
                if s.name in ledger and ledger[s.name] == fingerprint(list(s.outs)) and s.name not in entry.current}
     record: dict[str, dict[str, Any]] = {}
     held = {train_run(s) for entry in resolved for s in entry.stages if train_run(s) in state.resume
-            and not Path(s.kept[0], "state.pt").exists()} - {None}
+            and not Path(resume_folder(s), "state.pt").exists()} - {None}
     for phase in _phases(resolved):
         stages, done, limits = [], set(), Limits(cores=cores)
         for entry in phase:
@@ -225,8 +226,8 @@ def pack_items(resolved: list[JobStages], record: dict[str, dict[str, Any]]) -> 
                 if wanted:
                     heavy.append(PackItem(f"weights_{stage.name}", "weights", wanted, {"stage": stage.name}))
             run = train_run(stage)
-            if run and stage.name not in completed and Path(stage.kept[0], "state.pt").exists():
-                heavy.append(PackItem(f"resume_{run}", "resume", [stage.kept[0]],
+            if run and stage.name not in completed and Path(resume_folder(stage), "state.pt").exists():
+                heavy.append(PackItem(f"resume_{run}", "resume", [resume_folder(stage)],
                                       {"run": run, "stage": stage.name, **describe_resume(run)}))
         if paths:
             outputs.append(PackItem(f"outputs_{entry.job.name}", "outputs", paths, {"job": entry.job.name}))

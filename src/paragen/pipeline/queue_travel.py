@@ -60,8 +60,13 @@ def describe_resume(run: str) -> dict[str, Any]:
 
 
 def train_run(stage: Stage) -> str | None:
-    """The run a train stage trains (its kept resume folder's run), None for other stages."""
+    """The run a train stage trains (the run folder of its kept ``resume.json``), None for other stages."""
     return Path(stage.kept[0]).parent.name if stage.step == "train" and stage.kept else None
+
+
+def resume_folder(stage: Stage) -> str:
+    """A train stage's resume state (``runs/<run>/resume``, beside its kept ``resume.json``; no engine's output)."""
+    return str(Path(stage.kept[0]).parent / RESUME_DIR)
 
 
 def restore_resume(records: dict[str, dict[str, Any]], store: Path) -> list[str]:
