@@ -27,3 +27,9 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,dri
 left=$((budget - SECONDS))
 [ "$left" -gt 60 ] || { echo "only $left s left after the install: nothing run" >&2; exit 1; }
 python3 -m paragen.cli gpu-queue run --deadline "$left" --out "$OUT" "$@"
+status=$?
+if [ ! -f "$OUT/manifest.json" ]; then  # the queue itself failed: bring back what says why
+  echo "gpu-queue run ended with $status and packed nothing; logs/ and the runs' logs come back in $OUT/failed.tgz"
+  tar czf "$OUT/failed.tgz" $(ls -d logs runs/*/train_log.csv 2>/dev/null) 2>/dev/null
+fi
+exit $status

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from paragen.cli.args import input_dir, input_file, non_negative_int, output_dir, positive_int
 from paragen.cli.common import Commands
+from paragen.config import ConfigError
 from paragen.pipeline.queue_pack import MiB, Budget
 from paragen.pipeline.queue_spec import QUEUE_FILE, load_queue
 
@@ -35,7 +36,11 @@ def cmd_gpu_queue(args: argparse.Namespace) -> None:
     from paragen.pipeline import queue_finish
 
     if args.action == "unpack":
+        if args.files is None:
+            raise ConfigError("gpu-queue unpack: --files names the folder a call's files came back to")
         said = queue_finish.unpack_call(queue, args.files, args.params)
+        if not args.no_finish:
+            said += queue_finish.finish(queue, args.params, args.mirror, args.cores, args.jobs)
     elif args.action == "finish":
         said = queue_finish.finish(queue, args.params, args.mirror, args.cores, args.jobs)
     elif args.action == "forget":
@@ -51,6 +56,8 @@ def cmd_gpu_queue(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace, queue) -> None:
     from paragen.pipeline.queue_device import run_call
 
+    if args.out is None:
+        raise ConfigError("gpu-queue run: --out (or $OUT) names the folder to pack into")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(out / "queue.log", encoding="utf-8")
@@ -98,18 +105,21 @@ def register(commands: Commands) -> None:
     p = commands.add("gpu-queue", cmd_gpu_queue, "run the GPU work queue (workflow/gpu_queue.yaml) in short calls "
                      "of a GPU machine: run (there), unpack, finish, status, stage, forget (here)", writes=writes)
     p.add_argument("action", choices=ACTIONS, help="run: the next unfinished jobs until --deadline, then pack into "
-                   "--out; unpack: take in a call's files; finish: the stages after the GPU's, on this CPU (never "
-                   "training); status: what is done; stage: pack the data and size the next call; forget: make "
-                   "stages or jobs again")
+                   "--out; unpack: take in a call's files, then finish; finish: the stages after the GPU's, on this "
+                   "CPU (never training); status: what is done; stage: pack the data and size the next call; forget: "
+                   "make stages or jobs again")
     p.add_argument("names", nargs="*", help="forget: stage or job names")
     p.add_argument("--queue", default=QUEUE_FILE, type=input_file, help=f"the queue (default {QUEUE_FILE})")
     p.add_argument("--files", type=input_dir, help="unpack: the folder a call's files came back to")
+    p.add_argument("--no-finish", action="store_true", help="unpack: take the files in, but do not finish (by "
+                   "default unpack then does what finish does)")
     p.add_argument("--out", type=output_dir, default=os.environ.get("OUT"),
                    help="run: where to pack (default $OUT, the GPU machine's return folder)")
     p.add_argument("--deadline", type=_seconds, default=540.0,
                    help="run: seconds from now by which packing must be done (stage: the call's, for its command)")
     p.add_argument("--pack-seconds", type=_seconds, default=60.0, help="run: seconds kept for packing (default 60)")
-    p.add_argument("--jobs", nargs="+", help="run, finish: only these jobs, in this order (default: the queue's)")
+    p.add_argument("--jobs", nargs="+", help="run, unpack, finish: only these jobs, in this order (default: the "
+                   "queue's)")
     p.add_argument("--cores", type=positive_int, default=os.cpu_count() or 1,
                    help="stages at once, each taking its threads (default: this machine's cores)")
     p.add_argument("--total-mib", type=positive_int, default=60, help="run: MiB of parts at most (default 60)")
@@ -119,7 +129,7 @@ def register(commands: Commands) -> None:
                    help="run: stop every training after this epoch, as a deadline would (a rehearsal on a CPU)")
     p.add_argument("--restart", action="store_true",
                    help="run: a training whose recorded resume state is not here starts over instead of waiting")
-    p.add_argument("--mirror", action="append", help="finish, stage: a local mirror of the real data's files "
+    p.add_argument("--mirror", action="append", help="unpack, finish, stage: a local mirror of the real data's files "
                    "(as --config mirrors=[...]; repeatable)")
     p.add_argument("--wheels", default=".whl", help="stage: the wheels folder carried to the machine")
     p.add_argument("--sizes", action="store_true", help="status: each training's resume state, in MiB")

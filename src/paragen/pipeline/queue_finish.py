@@ -13,11 +13,14 @@ back (the others say "not yet run"), again after each call.
 from __future__ import annotations
 
 import logging
+import shlex
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from paragen.artifacts import table_outputs
 from paragen.config import ConfigError
 from paragen.data.fetch import safe_extract
 from paragen.pipeline.queue_device import command_stage, job_signature
@@ -26,7 +29,7 @@ from paragen.pipeline.queue_run import Limits, execute
 from paragen.pipeline.queue_spec import CPU_STEPS, DATA_STEPS, GpuQueue, job_config, job_stages
 from paragen.pipeline.queue_state import QueueState, read_manifest, signature
 from paragen.pipeline.queue_travel import resume_bytes, train_run
-from paragen.pipeline.stage import Stage
+from paragen.pipeline.stage import Stage, shell_command
 
 log = logging.getLogger(__name__)
 
@@ -134,12 +137,14 @@ def finish(queue: GpuQueue, params: str = "params.yaml", mirrors: list[str] | No
     stages: list[Stage] = []
     configs: dict[str, Any] = {}
     current: set[str] = set()
+    declared: dict[str, tuple[str, ...]] = {}
     said = []
     for job in ([queue.job(n) for n in jobs] if jobs else queue.jobs):
         if job.kind == "command":
             continue
         config = job_config(job, params, mirrors)
         own = job_stages(config, job)
+        declared.update({s.name: s.outs for s in own})
         if not any(state.done.get(s.name, {}).get("where") == "device" for s in own):
             said.append(f"{job.name}: nothing back from a GPU call yet; its tables stay as they are")
             continue
@@ -149,6 +154,8 @@ def finish(queue: GpuQueue, params: str = "params.yaml", mirrors: list[str] | No
                 configs[stage.name] = config
                 stages.append(stage)
     unreachable = _unreachable(stages, current)
+    stages = [_tables_only(s) if s.step in CPU_STEPS and any(_maker(stages, d) in unreachable for d in s.deps)
+              else s for s in stages]
     made = {out: s.name for s in stages for out in s.outs}
     fresh: set[str] = set()
 
@@ -162,13 +169,31 @@ def finish(queue: GpuQueue, params: str = "params.yaml", mirrors: list[str] | No
     if not work and not any(newer(s) for s in stages if s.step in CPU_STEPS):
         return said + ["nothing new to make here (no stage that can run here is out of date, and no table's "
                        "inputs changed since the queue last made it)"]
+    removed: list[str] = []
+
+    def table_may_start(table: Stage) -> bool:
+        """A table is made when something it reads is newer; what it reads from rows not back yet is an earlier
+        run's (a committed metrics file, say) and is removed first, so that the table shows those rows as not
+        yet run instead of mixing that run with this one (git keeps the files)."""
+        if not newer(table):
+            return False
+        stale = [dep for dep in table.deps if _maker(stages, dep) in unreachable]
+        if "--tables-only" in table.cmd:  # its figures and examples show every row: an earlier run's go too
+            stale += [out for out in declared[table.name] if out not in table.outs]
+        for path in stale:
+            if Path(path).is_file():
+                Path(path).unlink()
+                removed.append(path)
+        return True
+
     # the data first: a table reads data files (its caption's ceiling, its examples) that it does not declare
     data = execute([s for s in stages if s.step in DATA_STEPS], current, float("inf"), Limits(cores=cores))
     outcome = execute(stages, current | set(data.completed), float("inf"), Limits(cores=cores),
-                      may_start=lambda s: s.step != "train" and (s.step not in CPU_STEPS or newer(s)),
+                      may_start=lambda s: s.step != "train" and (s.step not in CPU_STEPS or table_may_start(s)),
                       optional=lambda s, dep: s.step in CPU_STEPS and _maker(stages, dep) in unreachable,
                       on_end=lambda name, how: fresh.add(name) if how == "completed" else None)
     said += [f"{name}: made here" for name in data.completed]
+    said += [f"{path}: removed, an earlier run's output of a row not back yet (git keeps it)" for path in removed]
     said += [f"{name}: failed, {why}" for name, why in data.failed.items()]
     for name in outcome.completed:  # a table made with some rows missing is recorded too: it is made again
         stage = next(s for s in stages if s.name == name)  # when a row comes back (newer), not at every finish
@@ -176,9 +201,24 @@ def finish(queue: GpuQueue, params: str = "params.yaml", mirrors: list[str] | No
         whole = all(Path(dep).exists() for dep in stage.deps)
         said.append(f"{name}: made here" + ("" if whole else " (some rows not back yet)"))
     said += [f"{name}: failed, {why}" for name, why in outcome.failed.items()]
-    said += [f"{name}: not run, {why}" for name, why in outcome.waiting.items()]
+    steps = {s.name: s.step for s in stages}
+    said += [f"{name}: not run, {why}" for name, why in outcome.waiting.items() if steps[name] != "train"]
+    trainings = [name for name in outcome.waiting if steps[name] == "train"]
+    if trainings:
+        said.append(f"waiting for a GPU call (never trained here): {', '.join(trainings)}")
     state.write()
     return said
+
+
+def _tables_only(stage: Stage) -> Stage:
+    """A report stage that writes the table files alone (``paragen report --tables-only``): its figures and
+    examples table read every row's test outputs, and some rows are not back yet."""
+    words = shlex.split(stage.cmd)
+    if "--table" not in words:
+        return stage
+    tables = set(table_outputs(words[words.index("--table") + 1]))
+    return replace(stage, cmd=shell_command(*words, "--tables-only"), report=(),
+                   outs=tuple(o for o in stage.outs if o in tables or o in stage.directories))
 
 
 def _maker(stages: list[Stage], path: str) -> str | None:

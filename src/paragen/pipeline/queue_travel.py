@@ -113,7 +113,8 @@ def unpack_data(archive: str | Path = DATA_ARCHIVE) -> list[str]:
     from paragen.data.fetch import safe_extract
 
     with tarfile.open(archive) as tar:
-        outside = [m.name for m in tar.getmembers() if Path(m.name).parts[:1] != ("data",) or ".." in Path(m.name).parts]
+        outside = [m.name for m in tar.getmembers()
+                   if Path(m.name).parts[:1] != ("data",) or ".." in Path(m.name).parts]
     if outside:
         raise ConfigError(f"{archive}: holds {outside[:3]} outside data/; not unpacked")
     return safe_extract(archive, ".")
