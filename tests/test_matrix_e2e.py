@@ -51,8 +51,9 @@ def test_matrix_through_snakemake_then_dvc(workflow_dir):
     assert rows["Transformer"]["experiment"] == "mx_t_transformer" and rows["Transformer"]["status"] == "scored"
     assert rows["SPM"]["status"] == "does not apply"
     assert rows["RNNSearch"]["verdict"] == "baseline"
-    assert all(rows[m]["verdict"] in ("better", "worse", "no difference shown") and rows[m]["p_values"]
-               for m in ("Enc-Dec", "CopyNet", "Transformer"))
+    # tiny training stops at its 2-epoch cap, so a cell below the baseline reads "possibly under-trained" (X15)
+    assert all(rows[m]["verdict"] in ("better", "worse", "no difference shown", "possibly under-trained")
+               and rows[m]["p_values"] and rows[m]["p_floors"] for m in ("Enc-Dec", "CopyNet", "Transformer"))
     assert sorted(p.name for p in (workflow_dir / "runs").iterdir() if not p.name.startswith(".")) == [
         "mx_t_rnnsearch", "mx_t_transformer", "t_copynet", "t_encdec"]  # each run once
     assert (workflow_dir / "results/figures/matrix_ranks.png").stat().st_size > 0
