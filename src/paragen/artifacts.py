@@ -1,4 +1,4 @@
-"""Where every artifact of the DAG lives (DESIGN.md's layout), one function per kind of file.
+"""Where every artifact of the DAG lives (docs/architecture.md, principle 3), one function per kind of file.
 
 ``data/raw/<entry>/``, ``data/prepared/<dataset>/``, ``data/segmented/<dataset>.<scheme>/``, ``data/vocab/``,
 ``runs/<experiment>/``, ``results/{metrics,tables,figures}``. The stages (:mod:`paragen.pipeline`) declare these

@@ -1,7 +1,7 @@
 """Paper-vs-reproduced tables (their Markdown, CSV and LaTeX renderings: :mod:`paragen.report.render`).
 
 Every cell carries the published number, the reproduced number, their
-difference and, where a number is missing, the reason (DESIGN.md principle 7).
+difference and, where a number is missing, the reason (docs/architecture.md, principle 7).
 Nothing here invents a value: reproduced numbers come only from metric files
 written by ``paragen score``.
 """
