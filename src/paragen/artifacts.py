@@ -119,6 +119,11 @@ def examples_path(table: str) -> str:
     return f"results/tables/{table}_examples.md"
 
 
+def examples_data_path(table: str) -> str:
+    """The example outputs as data (the chosen lines as shown), from which the page and REPORT.md render them."""
+    return f"results/tables/{table}_examples.json"
+
+
 def loss_curves_path(table: str) -> str:
     return f"results/figures/{table}_loss_curves.png"
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path,
                                experiment_data, figure_paths,
-                               examples_path, heatmap_paths, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
+                               examples_data_path, examples_path, heatmap_paths, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
                                table_outputs)
 from paragen.config import Comparison, ConfigError, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.papers import Column, PaperTable
@@ -215,7 +215,9 @@ class TablePlan:
         if self.spec.kind == "parameters":
             return self.tables
         return (self.tables + ((comparisons_csv_path(self.name),) if self.comparisons else ()) + (self.provenance,)
-                + self.figures + ((examples_path(self.name),) if self.example_rows else ()) + self.analysis_figures
+                + self.figures
+                + ((examples_path(self.name), examples_data_path(self.name)) if self.example_rows else ())
+                + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
 
     @property

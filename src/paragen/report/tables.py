@@ -61,6 +61,9 @@ class ResultTable:
     """Rows whose run is still training (its run directory is locked), one line each."""
     comparisons: list[str] = field(default_factory=list)
     """Paired bootstrap tests between rows (paragen.report.comparisons), one line each."""
+    findings: list[str] = field(default_factory=list)
+    """What the table's own tests and readings conclude, one short line each (the verdicts of ``comparisons`` and
+    ``readings``): the first thing under the table, and REPORT.md's findings summary."""
     readings: list[str] = field(default_factory=list)
     """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
     reading_rules: str = ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_out
 from paragen.simplification.report_protocol import read_turk_test
 from paragen.simplification.scoring_variants import (TABLE_STEM, Protocol, protocol_grid, rank_by_fit, score_variants,
@@ -21,7 +22,7 @@ def write_scoring_variants(raw: str | Path, stem: str = TABLE_STEM) -> list[Prot
     grid = protocol_grid(scored)
     ranked = rank_by_fit(grid)
     cv = leave_one_out(grid)
-    write_text(f"{stem}.md", to_markdown(scored, ranked, len(test.sources), cv_markdown(cv)))
+    write_markdown(f"{stem}.md", to_markdown(scored, ranked, len(test.sources), cv_markdown(cv)))
     write_text(f"{stem}.csv", to_csv(scored))
     write_text(f"{stem}_cv.csv", cv_csv(cv))
     return ranked
