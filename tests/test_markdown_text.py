@@ -100,3 +100,14 @@ def test_the_committed_results_markdown_is_found():
 def test_committed_results_markdown_renders_literally(path):
     """No raw HTML token: every special token (<unk>, <tpad>, c<i>) is escaped or in a code span."""
     assert not _raw_html(path.read_text(encoding="utf-8"))
+
+
+def test_a_tables_html_page_shows_its_table_and_no_raw_html():
+    """The page the Snakemake report shows: the Markdown's table as an HTML table, a model's <unk> as text (escaped
+    once, by html), a raw tag in the document as text too, and the title escaped."""
+    from paragen.markdown_text import html_page
+
+    page = html_page("T <1>", "# T\n\n| model | text |\n| --- | --- |\n| a | " + literal("the <unk> x") + " |\n\n<b>bold</b>\n")
+    assert "<title>T &lt;1&gt;</title>" in page
+    assert "<td>a</td>\n<td>the &lt;unk&gt; x</td>" in page
+    assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page

@@ -69,6 +69,12 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
+def table_page_path(table: str) -> str:
+    """The table's Markdown rendered as an HTML page: what the Snakemake report can show (it offers Markdown, CSV and
+    LaTeX as downloads only)."""
+    return f"results/tables/{table}.html"
+
+
 def closest_dir(experiment: str) -> str:
     """The closest-epoch decode of a run (paragen.training.closest_choice): its test.hyp and test.nbest.jsonl."""
     return f"{run_dir(experiment)}/closest"

@@ -111,6 +111,23 @@ def github_anchors(headings: list[str]) -> list[str]:
     return anchors
 
 
+PAGE_STYLE = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;line-height:1.4}"
+              "table{border-collapse:collapse}th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}"
+              "code{background:#f3f3f3}")
+
+
+def html_page(title: str, document: str) -> str:
+    """A generated Markdown document as one self-contained HTML page (CommonMark with tables; raw HTML in the
+    document is shown as text, never passed through)."""
+    from markdown_it import MarkdownIt
+
+    import html
+
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(safe_markdown(document))
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{PAGE_STYLE}</style></head>\n<body>\n{body}</body></html>\n")
+
+
 def write_markdown(path: str | Path, document: str) -> None:
     """Write a generated Markdown file atomically, through :func:`safe_markdown`."""
     write_text(path, safe_markdown(document))

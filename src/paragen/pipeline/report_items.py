@@ -17,7 +17,7 @@ from paragen.config.papers import STUDIES, PaperTable
 DATASETS_CATEGORY = "Datasets (all papers)"
 """The datasets table describes the data of every paper at once."""
 
-FORMATS = {"md": "Markdown", "csv": "CSV", "tex": "LaTeX", "png": "PNG", "json": "JSON"}
+FORMATS = {"md": "Markdown", "csv": "CSV", "tex": "LaTeX", "png": "PNG", "json": "JSON", "html": "HTML"}
 
 
 @dataclass(frozen=True)

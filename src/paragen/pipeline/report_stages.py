@@ -7,7 +7,7 @@ from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, attention_hea
                                comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
                                examples_data_path, examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
-                               table_outputs, training_panels_path)
+                               table_outputs, table_page_path, training_panels_path)
 from paragen.config import ParagenConfig
 from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, alignment_heatmap_items, comparisons_item,
                                            attention_heatmap_item, copy_heatmap_item, examples_items, loss_curves_item, oddgen_item, table_items, training_panels_item,
@@ -72,7 +72,8 @@ def example_output(config: ParagenConfig, row: str) -> str:
 def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportItem, ...]:
     """The table's files and, when rows were trained, its figures (the paths of ``plan.figures``)."""
     table, table_name, paper = plan.spec, plan.name, plan.paper
-    items = table_items(table, table_outputs(table_name), paper.metric, f"{paper.paper}, {paper.table}")
+    items = table_items(table, table_outputs(table_name) + (table_page_path(table_name),), paper.metric,
+                        f"{paper.paper}, {paper.table}")
     if plan.heatmap_rows:
         items += alignment_heatmap_items(table, heatmap_paths(table_name))
     if plan.oddgen:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.atomic import write_json, write_text
-from paragen.markdown_text import write_markdown
+from paragen.markdown_text import html_page, write_markdown
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig, TrainingConfig
 from paragen.data.synthetic import tag_column
 from paragen.training.train_log import read_log
@@ -36,6 +36,7 @@ TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 def _write(table: ResultTable) -> None:
     md, csv_path, tex = artifacts.table_outputs(table.name)
     write_markdown(md, to_markdown(table))
+    write_text(artifacts.table_page_path(table.name), html_page(table.title, to_markdown(table)))
     write_text(csv_path, to_csv(table))
     write_text(tex, to_latex(table))
 

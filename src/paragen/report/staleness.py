@@ -110,7 +110,8 @@ def check_tables(root: str | Path, names: list[str] | None = None,
         with tempfile.TemporaryDirectory(prefix=f"check-{provenance.name}-") as folder:
             scratch = Path(folder)
             table, failure = rebuild_table(root, provenance, scratch, redraw=update)
-            outputs = (artifacts.table_outputs(table) + (artifacts.comparisons_csv_path(table),)
+            outputs = (artifacts.table_outputs(table)
+                       + (artifacts.table_page_path(table), artifacts.comparisons_csv_path(table))
                        + artifacts.aligned_pairs_outputs(table) + (artifacts.examples_path(table),))
             if failure is not None:
                 stale.append(Stale(artifacts.table_outputs(table)[0], failure))
