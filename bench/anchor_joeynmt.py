@@ -57,7 +57,7 @@ LOG_LINE = re.compile(r"Epoch\s+(\d+), Step:\s+(\d+), .*Tokens per Sec:\s+([0-9.
 EMBEDDING, HIDDEN, BATCH, LEARNING_RATE, CLIP, DROPOUT = 150, 300, 64, 1e-3, 5.0, 0.1
 PARAGEN_MODEL = {"architecture": "rnnsearch", "embedding_size": EMBEDDING, "hidden_size": HIDDEN, "cell": "gru",
                  "attention": "general", "input_feeding": "attentional", "decoder_init": "bridge", "dropout": DROPOUT}
-"""paragen's ModelConfig at JoeyNMT's configuration (also timed by ``bench/attention_energies.py``)."""
+"""paragen's ModelConfig at JoeyNMT's configuration (also timed by ``bench/probes/attention_energies.py``)."""
 
 
 def generate_reverse_task(folder: Path, train_pairs: int, valid_pairs: int, symbols: int = 1000,

@@ -25,7 +25,8 @@ def _two_seed_row(name: str, low: float) -> RowCurve:
 
 
 def test_small_multiples_draw_the_dashed_curve_in_the_row_colour_on_a_shared_epoch_range():
-    """Three rows of two seeds (one panel each, two columns: 2 rows x 2.0 in + 0.5 in = 4.5 in tall); each panel's
+    """Three rows of two seeds (one panel each, two columns: 2 rows x 2.0 in + 0.9 in for the title and legend = 4.9
+    in tall); each panel's
     dashed curve is the last line, in the row's colour. Row b's dashed curve reaches epoch 4, so every panel runs
     0.5 to 4.5. Row a's values 5..8 and its dashed 9, 9.5, 10: y from 5 - 0.25 to 10 + 0.25 (5 % of 5)."""
     curves = [_two_seed_row("a", 5), _two_seed_row("b", 20), _two_seed_row("c", 40)]
@@ -33,7 +34,7 @@ def test_small_multiples_draw_the_dashed_curve_in_the_row_colour_on_a_shared_epo
               RowCurve("b", "b", [([1, 2, 3, 4], [1, 1, 1, 1])], ([1, 2, 3, 4], [1, 1, 1, 1])),
               RowCurve("c", "c", [([1, 2], [41, 42])], ([1, 2], [41, 42]))]
     fig, axes = small_multiples(curves, "loss (per token)", dashed)
-    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 4.5))
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 4.9))
     for index, (ax, other) in enumerate(zip(axes, dashed)):
         line = ax.get_lines()[-1]
         assert list(line.get_xdata()) == other.mean[0] and list(line.get_ydata()) == other.mean[1]
@@ -45,16 +46,16 @@ def test_small_multiples_draw_the_dashed_curve_in_the_row_colour_on_a_shared_epo
 
 
 def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_critic(tmp_path):
-    """Seven panels (the six of 003 Figure 1 and the critic's): 4 rows x 2.0 in + 0.5 in = 8.5 in. validation
+    """Seven panels (the six of 003 Figure 1 and the critic's): 4 rows x 2.0 in + 0.8 in (title and legend) = 8.8 in. validation
     accuracy is not in the log: its panel says so, centred in axes coordinates. A flat validation SARI of 30 is
     shown over at least 2 points: 29 to 31, padded by 5 % of 2 (28.9, 31.1); a flat training loss of 2 has no
-    minimum span: padded by max(5 % of 2, 0.5) (1.5, 2.5)."""
+    minimum span and, as a loss, a logarithmic axis: a flat line padded by a factor 1.1 each way (2 / 1.1, 2.2)."""
     log = write_csv(tmp_path / "train_log.csv",
                ["epoch", "valid_sari", "valid_bleu", "train_accuracy", "train_loss", "valid_loss", "train_critic"],
                [[1, 30, 10, 50, 2.0, 3.0, 0.5], [2, 30, 12, 55, 2.0, 2.5, 0.25], [3, 30, 14, 60, 2.0, 2.4, 0.1]])
     fig = training_panels_figure(log, "critic run")
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 8.5))
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 8.8))
     assert [ax.get_title() for ax in axes] == [
         "validation SARI", "validation BLEU", "training token accuracy (%)", "validation token accuracy (%)",
         "training loss (per token)", "validation loss (per token)", "critic term (per token)"]
@@ -68,15 +69,15 @@ def test_training_panels_scale_each_panel_note_a_missing_column_and_add_the_crit
     assert (sari.get_color(), sari.get_marker(), sari.get_linestyle(), sari.get_markersize()) == (
         cycle_colour(0), "o", "-", 4)
     assert axes[0].get_ylim() == pytest.approx((28.9, 31.1))
-    assert axes[4].get_ylim() == pytest.approx((1.5, 2.5))
+    assert axes[4].get_ylim() == pytest.approx((2 / 1.1, 2.2)) and axes[4].get_yscale() == "log"
     assert list(axes[6].get_lines()[0].get_ydata()) == [0.5, 0.25, 0.1]
 
 
 def test_training_panels_leave_out_the_critic_panel_when_the_run_has_none(tmp_path):
-    """Six panels: 3 rows x 2.0 in + 0.5 in = 6.5 in; a critic column that is empty on every row is no critic."""
+    """Six panels: 3 rows x 2.0 in + 0.8 in = 6.8 in; a critic column that is empty on every row is no critic."""
     log = write_csv(tmp_path / "train_log.csv", ["epoch", "train_loss", "train_critic"], [[1, 2.5, ""], [2, 2.0, ""]])
     fig = training_panels_figure(log, "plain run")
-    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 6.5))
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 6.8))
     assert sum(ax.get_visible() for ax in fig.axes) == 6
 
 

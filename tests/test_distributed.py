@@ -1,6 +1,6 @@
 """Several training processes (torchrun, DDP) train the model one process trains with the same global batch.
 
-The two-process runs use gloo on CPU, as DESIGN.md asks. Expected weights come from the one-process run, a
+The two-process runs use gloo on CPU, as docs/cluster.md says. Expected weights come from the one-process run, a
 separate code path (no process group, no DDP). Dropout is off wherever two runs are compared across process
 counts (each rank has its own dropout stream, so no one-process run draws the same masks); it is on (0.3) in
 the resume test, which compares two-process runs with each other and so also checks every rank's RNG state.

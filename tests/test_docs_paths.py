@@ -63,3 +63,21 @@ def test_no_mirror_is_on_by_default():
 
     assert yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))["mirrors"] == []
     assert ParagenConfig.model_fields["mirrors"].get_default(call_default_factory=True) == []
+
+
+CODE_FILES = sorted([*(ROOT / "src").rglob("*.py"), *(ROOT / "bench").rglob("*.py"), *(ROOT / "bench").rglob("*.sh"),
+                     ROOT / "Snakefile", *(p for p in (ROOT / "workflow").rglob("*") if p.is_file())])
+DESIGN_BRIEF = re.compile(r"\bDESIGN\b")
+"""The project's design brief lives outside the repository: a docstring citing it sends the reader nowhere."""
+
+
+def test_code_cites_only_documents_in_the_repository():
+    assert len(CODE_FILES) > 100
+    brief = [f"{path.relative_to(ROOT)}:{number}" for path in CODE_FILES
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if DESIGN_BRIEF.search(line)]
+    assert not brief, "cite docs/architecture.md (its principles) or the page that holds the rule: " + ", ".join(brief)
+    cited = {(path.relative_to(ROOT), match) for path in CODE_FILES
+             for match in re.findall(r"\bdocs/[\w./-]+?\.md\b", path.read_text(encoding="utf-8"))}
+    missing = sorted(f"{path}: {doc}" for path, doc in cited if not (ROOT / doc).is_file())
+    assert not missing, missing

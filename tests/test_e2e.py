@@ -22,6 +22,7 @@ pytestmark = pytest.mark.e2e
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 RESULTS = ["results/tables/copynet_synthetic.md", "results/tables/copynet_synthetic.csv",
            "results/tables/copynet_synthetic.tex", "results/tables/copynet_synthetic_comparisons.csv",
+           "results/tables/copynet_synthetic.html", "results/tables/copynet_synthetic_examples.json",
            "results/tables/copynet_synthetic_examples.md", "results/figures/copynet_synthetic_valid_curves.png",
            "results/figures/copynet_synthetic_copy_heatmap.png", "results/figures/copynet_synthetic_loss_curves.png",
            "results/figures/copynet_synthetic_type_curves.png",

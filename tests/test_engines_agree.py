@@ -1,4 +1,4 @@
-"""Snakemake and DVC must run the same commands over the same inputs and outputs (DESIGN.md §1)."""
+"""Snakemake and DVC must run the same commands over the same inputs and outputs (docs/architecture.md, principle 1)."""
 
 import re
 import shutil

@@ -94,7 +94,8 @@ def test_gigaword_absent_leaves_the_table_with_its_published_rows_only():
     assert [n for n in named if n not in ("report_spm_gigaword", "index")] == []
     assert named["report_spm_gigaword"].deps == ()
     assert named["report_spm_gigaword"].outs == tuple(f"results/tables/spm_gigaword.{x}" for x in ("md", "csv", "tex")) \
-        + ("results/tables/spm_gigaword_comparisons.csv",  # its comparison, "not run: dataset absent"
+        + ("results/tables/spm_gigaword.html",  # the page the Snakemake report shows
+           "results/tables/spm_gigaword_comparisons.csv",  # its comparison, "not run: dataset absent"
            "results/provenance/spm_gigaword")  # what the report read: here its settings alone
 
 

@@ -71,13 +71,14 @@ def test_loss_figure_keeps_two_panels_for_two_rows_even_with_seeds(tmp_path):
 
 
 def test_loss_figure_of_three_rows_with_seeds_has_a_panel_per_row_with_validation_dashed(tmp_path):
-    """Three rows of two seeds and two rows not yet run: one panel per row, 2 rows x 2.0 in + 0.5 in = 4.5 in; the
+    """Three rows of two seeds and two rows not yet run: one panel per row, 2 rows x 2.0 in + 0.9 in (the title and
+    the legend under the panels) = 4.9 in; the
     left panels labelled "loss per token"; each panel's last line is the row's mean validation loss, dashed (a: seeds
     3.5, 2.5 and 3.7, 2.7: mean 3.6, 2.6; b: 4.5, 3.5 and 4.9, 3.9: 4.7, 3.7); the title counts 2 rows, plural."""
     logs = _two_seed_rows(tmp_path) | {"d": [tmp_path / "d.csv"], "e": [tmp_path / "e.csv"]}
     fig = loss_figure(logs, "Loss")
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 4.5)) and len(axes) == 3
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.5, 4.9)) and len(axes) == 3
     assert [ax.get_ylabel() for ax in axes] == ["loss per token", "", "loss per token"]
     assert [ax.get_title() for ax in axes] == ["a (2 seeds)", "b (2 seeds)", "c (2 seeds)"]
     dashed = [ax.get_lines()[-1] for ax in axes]
@@ -100,14 +101,14 @@ def test_curves_figure_draws_one_panel_of_all_rows_and_counts_two_rows_not_run(t
 
 
 def test_curves_figure_keeps_one_panel_for_two_rows_and_splits_three_rows_with_seeds(tmp_path):
-    """Two rows, one of two seeds: one panel, 4.2 in. Three rows of two seeds: one panel per row, 4.5 in, the left
+    """Two rows, one of two seeds: one panel, 4.2 in. Three rows of two seeds: one panel per row, 4.9 in, the left
     panels labelled with the metric; no row missing, so the title is the title alone."""
     logs = _two_seed_rows(tmp_path)
     two = curves_figure({"a": logs["a"], "b": logs["b"][:1]}, "BLEU", "Two")
     assert tuple(two.get_size_inches()) == pytest.approx((6.5, 4.2)) and len(two.axes) == 1
     three = curves_figure(logs, "BLEU", "Three")
     axes = [ax for ax in three.axes if ax.get_visible()]
-    assert tuple(three.get_size_inches()) == pytest.approx((6.5, 4.5))
+    assert tuple(three.get_size_inches()) == pytest.approx((6.5, 4.9))
     assert [ax.get_ylabel() for ax in axes] == ["BLEU", "", "BLEU"]
     assert three._suptitle.get_text() == "Three"
 
@@ -125,7 +126,7 @@ def test_draw_rows_styles_plain_rows_levels_and_a_diverged_row_of_seeds():
     mean > 3 x 3, so it is off scale). The panel is scaled to r0 and r1 and the level 2.5: 1 to 3, padded by 5 % of
     2: 0.9 to 3.1. Plain rows: marker size 4 in the row's colour, marker and dash (o -, s --). r2's seeds: thin
     (0.8) pale (alpha 0.45) lines in r2's colour, clipped at 3.1, each with its clip marker; its mean: width 2.0,
-    marker D, dash -., labelled as off scale. r0's level 2.5: a wide (4) pale (alpha 0.25) line in r0's colour."""
+    marker D, dash -., labelled by its name, and one grey entry explaining the triangle. r0's level 2.5: a wide (4) pale (alpha 0.25) line in r0's colour."""
     from paragen import figure_style as style
     from paragen.report.figure_curves import RowCurve, draw_rows
 
@@ -144,7 +145,9 @@ def test_draw_rows_styles_plain_rows_levels_and_a_diverged_row_of_seeds():
     seeds = [ln for ln in lines if ln.get_linewidth() == 0.8]
     assert [[float(y) for y in ln.get_ydata()] for ln in seeds] == [[2.0, pytest.approx(3.1)]] * 2
     assert [(ln.get_color(), ln.get_alpha()) for ln in seeds] == [(cycle[2], 0.45)] * 2
-    [mean] = [ln for ln in lines if ln.get_label() == "r2 (2 seeds) (off scale: ▲)"]
+    [mean] = [ln for ln in lines if ln.get_label() == "r2 (2 seeds)"]
+    [entry] = [ln for ln in lines if ln.get_label() == style.OFF_SCALE_LABEL]
+    assert (entry.get_marker(), entry.get_color(), len(entry.get_xdata())) == ("^", "grey", 0)
     assert (mean.get_color(), mean.get_linewidth(), mean.get_marker(), mean.get_linestyle()) == (
         cycle[2], 2.0, "D", "-.")
     [level] = [ln for ln in lines if list(ln.get_ydata()) == [2.5, 2.5]]

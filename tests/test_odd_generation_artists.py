@@ -67,7 +67,7 @@ def test_labels_give_one_decimal_for_a_mean_and_none_for_one_seed_above_bar_and_
 def test_axis_room_ticks_label_legend_and_title(axes):
     fig, ax = axes
     assert ax.get_ylim() == pytest.approx((0.0, 1.12 * (12 + math.sqrt(8))))
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["repeating phrases", "lack of important phrases"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["repeating phrases", "lack of important\nphrases"]
     assert list(ax.get_xticks()) == [0, 1]
     assert ax.get_ylabel() == "number of sentences"
     assert not any(line.get_visible() for line in ax.get_xgridlines())

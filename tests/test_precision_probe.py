@@ -1,4 +1,4 @@
-"""bench/precision_probe.py's two pieces: the autocast it puts in the trainer's place (bf16 on the CPU, where
+"""bench/probes/precision_probe.py's two pieces: the autocast it puts in the trainer's place (bf16 on the CPU, where
 ``training.amp`` does nothing) and the work folder it trains in (the experiment's training stopped after the
 asked epochs, nothing else changed, the checkout's data linked)."""
 
@@ -9,7 +9,7 @@ import yaml
 
 from conftest import ROOT, TINY_PARAMS
 
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "probes"))
 from precision_probe import cpu_bf16_autocast, prepare_workdir  # noqa: E402
 
 

@@ -98,7 +98,7 @@ def plotted(monkeypatch) -> dict[str, list[tuple]]:
     holds one traced rule type, xy → x; its examples are a string naming the type."""
     calls: dict[str, list[tuple]] = {}
     for name in PLOTTERS:
-        monkeypatch.setattr(build, name, lambda *args, name=name: calls.setdefault(name, []).append(args))
+        monkeypatch.setattr(build, name, lambda *args, name=name, **styles: calls.setdefault(name, []).append(args))
     monkeypatch.setattr(build, "read_trace", lambda *args: calls.setdefault("read_trace", []).append(args)
                         or {"xy->x": ["trace"]})
     monkeypatch.setattr(build, "traced_examples", lambda traces, rule_type: f"examples of {rule_type}")
@@ -111,7 +111,8 @@ def test_each_figure_is_drawn_with_its_own_logs_path_and_title(written, plotted,
     one panel figure per row from its first run's log; then the example outputs; one log line counting the four
     figures of the plan (panels are extra)."""
     for path in ("runs/t_copynet/copy_trace.json", "runs/t_encdec/test.hyp", "runs/t_copynet/test.hyp",
-                 "runs/t_wean/test.hyp"):  # what the figures' preflight asks for (read by the recorders: never)
+                 "runs/t_wean/test.hyp", "runs/t_encdec/train_log.csv", "runs/t_copynet/train_log.csv",
+                 "runs/t_wean/train_log.csv"):  # what the figures read (read by the recorders: never)
         write_lines(Path(path), ["x"])
     raw_config = _config()
     training = raw_config.training["tiny"].model_copy(update={"log_metrics": ["exact_match"]})

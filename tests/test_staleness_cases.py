@@ -187,13 +187,16 @@ def _checked_repository(tmp_path: Path, tables: dict[str, dict[str, str]]) -> Pa
     return root
 
 
-def _fake_rebuild(monkeypatch, writes: dict[str, dict[str, str]], failures: dict[str, str] | None = None):
+def _fake_rebuild(monkeypatch, writes: dict[str, dict[str, str]], failures: dict[str, str] | None = None,
+                  redraws: dict[str, bool] | None = None):
     """Replace rebuild_table: for each table write ``writes[table]`` into the scratch (or fail with
     ``failures[table]``); returns the scratch folders used, by table."""
     scratches: dict[str, Path] = {}
+    redraws = {} if redraws is None else redraws  # table -> whether its rebuild drew figures
 
-    def rebuild(root, provenance, scratch):
+    def rebuild(root, provenance, scratch, redraw=False):
         table = json.loads((provenance / "report.json").read_text())["table"]
+        redraws[table] = redraw
         scratches[table] = scratch
         if failures and table in failures:
             return table, failures[table]
@@ -299,3 +302,20 @@ def test_a_failed_rebuild_does_not_stop_the_tables_after_it(tmp_path, monkeypatc
     assert check_tables(root) == ([Stale("results/tables/alpha.md", "could not be rebuilt (x): y"),
                                    Stale("results/tables/beta.md", "the rebuild writes it, but it is not committed")],
                                   ["alpha", "beta"])
+
+
+def test_update_writes_back_what_differs_and_the_figures_the_rebuild_drew(tmp_path, monkeypatch):
+    """--update: the rebuild draws figures (redraw); the edited CSV, the examples page the committed tree lacks and
+    the figure are written over the committed tree; the equal Markdown is left alone and not listed; a committed
+    file the rebuild does not write stays."""
+    t = "results/tables/" + TABLE
+    figure = f"results/figures/{TABLE}_valid_curves.png"
+    root = _checked_repository(tmp_path, {TABLE: {f"{t}.md": "same\n", f"{t}.csv": "a,1\n", f"{t}.tex": "x\n"}})
+    redraws: dict[str, bool] = {}
+    _fake_rebuild(monkeypatch, {TABLE: {f"{t}.md": "same\n", f"{t}.csv": "a,2\n", f"{t}_examples.md": "e\n",
+                                        figure: "png"}}, redraws=redraws)
+    stale, _ = check_tables(root, update=True)
+    assert redraws == {TABLE: True}
+    assert [s.path for s in stale] == [f"{t}.csv", f"{t}_examples.md", figure]
+    assert (root / f"{t}.csv").read_text() == "a,2\n" and (root / f"{t}_examples.md").read_text() == "e\n"
+    assert (root / figure).read_text() == "png" and (root / f"{t}.tex").read_text() == "x\n"

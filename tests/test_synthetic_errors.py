@@ -1,4 +1,4 @@
-"""bench/synthetic_errors.py on a hand-made dataset: every figure counted by hand."""
+"""bench/probes/synthetic_errors.py on a hand-made dataset: every figure counted by hand."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from conftest import ROOT
 
-BENCH = ROOT / "bench" / "synthetic_errors.py"
+BENCH = ROOT / "bench" / "probes" / "synthetic_errors.py"
 
 RULES = [{"type": "xy->x", "source": "w1 x w2 y", "target": "x w3", "adjacent_variables": False},
          {"type": "x->x", "source": "x w5", "target": "w6 x", "adjacent_variables": False},

@@ -1,10 +1,11 @@
 """``paragen report --table``'s entry points in paragen.report.build: which builder a table kind goes to, the
 refusal of an unknown table, the figures' preflight message (at most five missing files named, then a count) and
-the example-outputs page (its path and title, and the refusal naming a missing output). Expected texts are written
-out by hand from tests/fixtures/tiny_params.yaml and the layout in docs/output.md."""
+the example-outputs page (its path and title, a missing output named on it, a rebuild from its data file).
+Expected texts are written out by hand from tests/fixtures/tiny_params.yaml and the layout in docs/output.md."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -78,11 +79,31 @@ def test_the_examples_page_is_written_under_the_tables_name_with_its_title(tiny_
     assert "| | WEAN | t_wean 2 |" in page
 
 
-def test_a_missing_output_is_refused_by_path_row_and_target(tiny_config, monkeypatch, tmp_path):
+def test_a_missing_output_is_named_on_the_page_and_the_other_rows_shown(tiny_config, monkeypatch, tmp_path):
+    """A row without a test output (an unfinished run) blocks neither the page nor the figures: the page shows the
+    rows that have one and names the missing row with its file; the data file holds the same."""
     monkeypatch.chdir(tmp_path)
     _example_data(("t_encdec", "t_copynet"))
-    with pytest.raises(FileNotFoundError) as raised:
-        build.write_examples(tiny_config, table_plan(tiny_config, TABLE))
-    assert str(raised.value) == ("runs/t_wean/test.hyp: the test output of WEAN is missing; its decode (or system) "
-                                 "stage writes it (`snakemake runs/t_wean/test.hyp`)")
-    assert not Path(f"results/tables/{TABLE}_examples.md").exists()
+    build.write_examples(tiny_config, table_plan(tiny_config, TABLE))
+    page = Path(f"results/tables/{TABLE}_examples.md").read_text(encoding="utf-8").splitlines()
+    assert ("Not shown: WEAN (its test output runs/t_wean/test.hyp is missing; its decode (or system) stage writes "
+            "it).") in page
+    assert "| | CopyNet | t_copynet 2 |" in page and not any("t_wean" in line for line in page if line.startswith("|"))
+    data = json.loads(Path(f"results/tables/{TABLE}_examples.json").read_text(encoding="utf-8"))
+    assert list(data["missing"]) == ["WEAN"]
+    assert [[role for role, _, _ in line["texts"]] for line in data["lines"]] == [
+        ["source", "reference", "Enc-Dec", "CopyNet"]] * 2
+
+
+def test_a_rebuild_renders_the_committed_examples_data_again(tiny_config, monkeypatch, tmp_path):
+    """Without the runs' outputs (a rebuild from what is kept), the page is rendered from its data file alone."""
+    monkeypatch.chdir(tmp_path)
+    _example_data(("t_encdec", "t_copynet", "t_wean"))
+    plan = table_plan(tiny_config, TABLE)
+    build.write_examples(tiny_config, plan)
+    page = Path(f"results/tables/{TABLE}_examples.md").read_text(encoding="utf-8")
+    for path in Path("runs").rglob("test.hyp"):
+        path.unlink()
+    Path(f"results/tables/{TABLE}_examples.md").unlink()
+    build.write_examples(tiny_config, plan, kept=True)
+    assert Path(f"results/tables/{TABLE}_examples.md").read_text(encoding="utf-8") == page

@@ -1,4 +1,4 @@
-"""bench/tanh_speed.py prints one line per shape with the three kernels' times, then how far the two tanh differ."""
+"""bench/probes/tanh_speed.py prints one line per shape with the three kernels' times, then how far the two tanh differ."""
 
 import re
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 from conftest import ROOT
 
-SCRIPT = str(ROOT / "bench" / "tanh_speed.py")
+SCRIPT = str(ROOT / "bench" / "probes" / "tanh_speed.py")
 
 
 def test_one_line_per_shape_and_the_largest_difference():

@@ -1,4 +1,4 @@
-"""Where every artifact of the DAG lives (DESIGN.md's layout), one function per kind of file.
+"""Where every artifact of the DAG lives (docs/architecture.md, principle 3), one function per kind of file.
 
 ``data/raw/<entry>/``, ``data/prepared/<dataset>/``, ``data/segmented/<dataset>.<scheme>/``, ``data/vocab/``,
 ``runs/<experiment>/``, ``results/{metrics,tables,figures}``. The stages (:mod:`paragen.pipeline`) declare these
@@ -69,6 +69,12 @@ def table_outputs(table: str) -> tuple[str, ...]:
     return tuple(f"results/tables/{table}.{ext}" for ext in ("md", "csv", "tex"))
 
 
+def table_page_path(table: str) -> str:
+    """The table's Markdown rendered as an HTML page: what the Snakemake report can show (it offers Markdown, CSV and
+    LaTeX as downloads only)."""
+    return f"results/tables/{table}.html"
+
+
 def closest_dir(experiment: str) -> str:
     """The closest-epoch decode of a run (paragen.training.closest_choice): its test.hyp and test.nbest.jsonl."""
     return f"{run_dir(experiment)}/closest"
@@ -122,6 +128,11 @@ def figure_paths(table: str, copying: bool, panels: tuple[str, ...] = (), by_typ
 def examples_path(table: str) -> str:
     """Example outputs of a table's rows on a few test lines (:mod:`paragen.report.examples`)."""
     return f"results/tables/{table}_examples.md"
+
+
+def examples_data_path(table: str) -> str:
+    """The example outputs as data (the chosen lines as shown), from which the page and REPORT.md render them."""
+    return f"results/tables/{table}_examples.json"
 
 
 def loss_curves_path(table: str) -> str:

@@ -133,11 +133,20 @@ def off_scale(series: Sequence[Sequence[float]]) -> set[int]:
 
 
 def panel_limits(series: Sequence[Sequence[float]], marks: Sequence[float] = (),
-                 min_span: float = 0.0) -> tuple[float, float]:
+                 min_span: float = 0.0, log: bool = False) -> tuple[float, float]:
     """The y-range of one panel: every line's values and the reference ``marks`` (a paper's number, say), with 5 %
     padding, leaving out the lines :func:`off_scale` finds. ``min_span``: the narrowest range shown (a score that
-    moves by 0.004 is drawn flat, not magnified into a zigzag); it starts at 0 for data that never go below."""
+    moves by 0.004 is drawn flat, not magnified into a zigzag); it starts at 0 for data that never go below.
+    ``log``: a logarithmic axis (positive values only, padded by 5 % of the decades shown)."""
     skip = off_scale(series)
+    if log:
+        positive = [v for v in _finite([v for i, s in enumerate(series) if i not in skip for v in s] + list(marks))
+                    if v > 0]
+        if not positive:
+            return 0.1, 1.0
+        low, high = min(positive), max(positive)
+        pad = (high / low) ** 0.05 if high > low else 1.1
+        return low / pad, high * pad
     values = _finite([v for i, s in enumerate(series) if i not in skip for v in s] + list(marks))
     if not values:
         return 0.0, 1.0
@@ -151,20 +160,29 @@ def panel_limits(series: Sequence[Sequence[float]], marks: Sequence[float] = (),
     return low - pad, high + pad
 
 
+OFF_SCALE_LABEL = "▲ above the panel's top (peak written beside)"
+"""The legend entry, in neutral grey, of a figure where some line leaves its panel."""
+
+
 def plot_clipped(ax: Any, x: Sequence[float], y: Sequence[float], top: float, label: str | None,
-                 **style: Any) -> None:
-    """A line that runs off the top of its panel: drawn up to ``top``, each clipped point marked with a
-    triangle at the edge, its peak written in the panel beside the first clipped point, and the legend saying it
-    is off scale (the same entry in every panel)."""
+                 **style: Any) -> bool:
+    """A line that may run off the top of its panel: drawn up to ``top``, each clipped point marked with a
+    triangle at the edge and its peak written beside the first one; the figure's legend then has one neutral
+    entry saying what the triangle means (:data:`OFF_SCALE_LABEL`), the line keeps its plain label. A line with
+    no point above ``top`` (a paper's level can lift a panel's top above it) is drawn whole, with no triangle
+    and no entry. Returns whether any point was clipped."""
     peak = max(_finite(y))
-    ax.plot(x, [min(v, top) for v in y], label=None if label is None else f"{label} (off scale: ▲)", **style)
     over = [(a, top) for a, v in zip(x, y) if v > top]
+    ax.plot(x, [min(v, top) for v in y], label=label, **style)
     if over:
         ax.plot([a for a, _ in over], [b for _, b in over], linestyle="none", marker=CLIP_MARKER, markersize=7,
                 color=style.get("color"), clip_on=False)
+        if OFF_SCALE_LABEL not in [line.get_label() for line in ax.get_lines()]:  # one entry per panel
+            ax.plot([], [], linestyle="none", marker=CLIP_MARKER, markersize=7, color="grey", label=OFF_SCALE_LABEL)
         if label is not None:  # once per row (its seeds' thin lines are clipped silently beside it)
             ax.annotate(f"peak {peak:.3g}", (over[0][0], top), xytext=(4, -4), textcoords="offset points",
                         ha="left", va="top", color=style.get("color"))
+    return bool(over)
 
 
 def seed_lines(ax: Any, x_per_seed: Sequence[Sequence[float]], y_per_seed: Sequence[Sequence[float]],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.cli.args import input_file, named_input_file, output_file, positive_int
 from paragen.cli.common import Commands, named_files, load_params
 from paragen.data.corpus import read_lines
@@ -16,7 +16,7 @@ log = logging.getLogger("paragen")
 def cmd_report(args: argparse.Namespace) -> None:
     from paragen.report.build import build_table_report
 
-    build_table_report(load_params(args), args.table, figures=not args.tables_only)
+    build_table_report(load_params(args), args.table, figures=not args.tables_only, redraw=args.redraw)
 
 
 def cmd_matrix(args: argparse.Namespace) -> None:
@@ -57,7 +57,7 @@ def cmd_human_eval_ingest(args: argparse.Namespace) -> None:
 
     result = ingest_sheets(args.key, args.sheet)
     text = to_markdown(result, args.title)
-    write_text(args.out, text)
+    write_markdown(args.out, text)
     print(text, end="")
 
 
@@ -84,6 +84,10 @@ def register(commands: Commands) -> None:
                    help="training runs per trained row whose mean ± sd the cells show (default: params.yaml's seeds:)")
     p.add_argument("--tables-only", action="store_true",
                    help="write the table's files and its provenance, no figures (rebuilding from results/provenance/)")
+    p.add_argument("--redraw", action="store_true",
+                   help="as --tables-only, and draw the figures that need only training logs and metrics (curves, "
+                   "training panels, odd generation); the heat maps, which need a decode's traces, are left as they "
+                   "are (rebuilding from results/provenance/: paragen check-tables --update)")
     p = add("matrix", cmd_matrix, "write the mechanism x task matrix (results/tables/matrix.*, its heat map) from its "
             "cells' metrics and paired tests", writes=lambda a: [("results/tables/matrix", False)])
     p.add_argument("--data", help="comma-separated real datasets switched on (default: params.yaml's data:)")
@@ -93,8 +97,9 @@ def register(commands: Commands) -> None:
             "results/provenance/ in a scratch folder and name each committed file that differs (stale or edited)",
             params=False)
     p.add_argument("--table", action="append", help="check only this table (repeatable; default: all)")
-    p.add_argument("--update", action="store_true", help="replace each stale file by its rebuild (after a change to "
-                   "the report code or params.yaml: the committed tables follow through the report stage)")
+    p.add_argument("--update", action="store_true",
+                   help="write each rebuilt file that differs over the committed one, and the figures the rebuild "
+                   "redraws from the kept training logs and metrics (after a change to the report code)")
     p = add("index", cmd_index, "write results/REPORT.md, the index of every table and figure")
     p.add_argument("--suites", help="comma-separated suites of this run (default: params.yaml's suites:)")
     p.add_argument("--scale", choices=["default", "paper"], help="scale of this run (default: params.yaml's scale:)")

@@ -22,6 +22,7 @@ from pydantic_core import PydanticUndefined
 
 from paragen.atomic import holds, write_if_changed
 from paragen.config.base import SAFE_NAME
+from paragen.markdown_text import safe_markdown
 
 DEFAULT_PATH = "docs/params.md"
 """Where ``paragen params-doc`` writes the reference (relative to the repository root)."""
@@ -82,10 +83,7 @@ def _prose(text: str | None) -> str:
     """Docstring or description text as one Markdown line: RST literals and roles become code spans, and ``<``/``>``
     outside code spans that could open an HTML tag are escaped (``<unk>`` would otherwise vanish)."""
     text = re.sub(r":[\w:]+:`~?([^`]*)`", r"`\1`", " ".join((text or "").split())).replace("``", "`")
-    parts = text.split("`")
-    for i in range(0, len(parts), 2):
-        parts[i] = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", parts[i])
-    return "`".join(parts)
+    return safe_markdown(text)
 
 
 def _doc(cls: type) -> str:

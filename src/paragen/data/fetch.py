@@ -1,6 +1,6 @@
 """Downloading dataset files: mirrors first, resumable HTTP, verification, safe extraction.
 
-Design (DESIGN.md principle 6):
+Design (docs/architecture.md, principle 6):
 
 - a file is looked for in each mirror first (a local directory, see docs/datasets.md, or a
   base URL), then at its upstream URLs;

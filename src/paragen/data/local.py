@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.data.fetch import digests
 from paragen.data.overlap import check_overlap
-from paragen.data.prepare import Split, deduplicate, drop_empty, drop_overlong, strip_specials
-from paragen.data.prepared_files import publish_prepared
+from paragen.data.prepare import deduplicate, drop_empty, drop_overlong, strip_specials
+from paragen.data.prepared_files import Split, publish_prepared
 
 if TYPE_CHECKING:  # data sits below config (docs/architecture.md): the schema is for annotations only
     from paragen.config.local_data import LocalDataset, LocalFile

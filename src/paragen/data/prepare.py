@@ -21,24 +21,9 @@ from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read
 from paragen.data.hwang import HWANG_DEFAULT_CLASSES, HWANG_DEFAULT_MIN_SCORE, HWANG_FILES, NISIOI_PAIRS, read_hwang
 from paragen.data.lcsts import read_lcsts
 from paragen.data.overlap import check_overlap
-from paragen.data.prepared_files import publish_prepared
+from paragen.data.prepared_files import Split, publish_prepared
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Split:
-    sources: list[str]
-    references: list[list[str]]  # references[k][i]: k-th reference of sentence i
-    notes: list[str] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.sources)
-
-    def select(self, rows: list[int], note: str | None = None) -> "Split":
-        """The pairs at ``rows`` (all references kept aligned), with ``note`` added to the log."""
-        return Split([self.sources[i] for i in rows], [[ref[i] for i in rows] for ref in self.references],
-                     self.notes + ([note] if note else []))
 
 
 class CountMismatch(CorpusError):

@@ -8,13 +8,27 @@ reference an earlier configuration wrote survives to be read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from paragen.atomic import atomic_open, replaced_directory, write_json
 
-if TYPE_CHECKING:
-    from paragen.data.prepare import Split
+
+@dataclass
+class Split:
+    """One prepared split: its sources, every reference aligned with them, and the notes its cleaning logged."""
+
+    sources: list[str]
+    references: list[list[str]]  # references[k][i]: k-th reference of sentence i
+    notes: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def select(self, rows: list[int], note: str | None = None) -> "Split":
+        """The pairs at ``rows`` (all references kept aligned), with ``note`` added to the log."""
+        return Split([self.sources[i] for i in rows], [[ref[i] for i in rows] for ref in self.references],
+                     self.notes + ([note] if note else []))
 
 
 def write_split(out_dir: Path, split: str, data: Split) -> None:

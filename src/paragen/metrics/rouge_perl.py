@@ -2,7 +2,7 @@
 
 Why a second ROUGE: SPM's Table 3 (and the Gigaword numbers it is compared with) come from the Perl
 script, whose tokenisation and stemming rouge-score only approximates (see :mod:`paragen.metrics.rouge`);
-``bench/rouge_agreement.py`` measures how far the two are apart on the same files.
+``bench/probes/rouge_agreement.py`` measures how far the two are apart on the same files.
 
 Where the pieces come from:
 

@@ -23,13 +23,13 @@ def _shared(keys: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
 def _product_scores(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     """``dot``/``general`` scores ``keys · query``, (batch, src_len) (or (batch, beams, src_len) for queries
     (batch, beams, size), :func:`_shared`), as a multiply and a sum over the last axis, not a ``bmm`` with a single
-    query column, which CPU kernels run slowly (``bench/attention_energies.py`` times both; docs/speed.md)."""
+    query column, which CPU kernels run slowly (``bench/probes/attention_energies.py`` times both; docs/speed.md)."""
     return (_shared(keys, query) * query.unsqueeze(-2)).sum(-1)
 
 
 def _tanh_in_place(x: torch.Tensor) -> torch.Tensor:
     """tanh of ``x``, in place. Without gradients on the CPU (search, validation) it is 2σ(2x) − 1: torch's CPU
-    tanh kernel ran about five times slower than its sigmoid on the AVX512 CPU measured (``bench/tanh_speed.py``),
+    tanh kernel ran about five times slower than its sigmoid on the AVX512 CPU measured (``bench/probes/tanh_speed.py``),
     and the additive score's (batch, [beams,] src_len, size) tensor is the largest a decoder step makes
     (docs/speed.md). The two agree to about 2e-7. Training and GPUs (where tanh is one fast kernel, and four would
     be four launches) keep ``tanh_``."""

@@ -1,4 +1,4 @@
-"""Input-feeding recurrent decoder shared by every RNN model (DESIGN.md §4).
+"""Input-feeding recurrent decoder shared by every RNN model (docs/architecture.md, principle 4; docs/models.md).
 
 One step, with what the cell is fed chosen by ``input_feeding``:
 
@@ -103,7 +103,7 @@ class RecurrentDecoder(nn.Module):
     def _run(self, cell: nn.Module, inputs: torch.Tensor, hidden: torch.Tensor,
              memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """One cell in float32 even under bf16 autocast: a recurrent state rounded to 8 mantissa bits at
-        every step drifts over a sentence; attention and output projections keep bf16 (DESIGN "Scale")."""
+        every step drifts over a sentence; attention and output projections keep bf16 (docs/models.md)."""
         with float32_recurrence(inputs):
             if self.cell_type == "gru":
                 return cell(inputs.float(), hidden.float()), None

@@ -83,14 +83,15 @@ def matrix_report_items(config: ParagenConfig) -> tuple[ReportItem, ...]:
     assert config.matrix is not None
     title, seeds = config.matrix.title, len(config.matrix.seeds)
     category = "Beyond the papers"
-    caption = (f"{title}. Each cell: the task's main metric (mean over {seeds} seed{'s' if seeds > 1 else ''}), its "
-               "rank within the task and the paired bootstrap test against the task's RNNSearch baseline; cells that "
-               "do not apply say why.")
+    score = (f"mean over seeds {', '.join(map(str, config.matrix.seeds))}" if seeds > 1
+             else f"one run, seed {config.matrix.seeds[0]}")
+    caption = (f"{title}. Each cell: the task's main metric ({score}), its rank within the task and the paired "
+               "bootstrap test against the task's RNNSearch baseline; cells that do not apply say why.")
     items = tuple(ReportItem(path, category, title, f"{caption} {fmt} file.")
                   for path, fmt in zip(table_outputs(MATRIX_TABLE), ("Markdown", "CSV", "LaTeX")))
     return items + (ReportItem(
         MATRIX_FIGURE, category, title,
-        "Rank of each mechanism within each task (1 = best main metric) and the cell's mean score; b: better than "
-        "the task's baseline, w: worse (the fixed rule of the table), v: the task's verdicts are void (its baseline "
-        "does not work); grey cells do not apply or did not run. Ranks compare mechanisms within one task only: "
-        "the tasks' metrics differ."),)
+        f"Rank of each mechanism within each task (1 = best main metric) and the cell's score ({score}); b: better "
+        "than the task's baseline, w: worse (the fixed rule of the table), v: the task's verdicts are void (its "
+        "baseline does not work); grey cells do not apply or did not run. Ranks compare mechanisms within one task "
+        "only: the tasks' metrics differ."),)

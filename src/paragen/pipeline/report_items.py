@@ -17,7 +17,7 @@ from paragen.config.papers import STUDIES, PaperTable
 DATASETS_CATEGORY = "Datasets (all papers)"
 """The datasets table describes the data of every paper at once."""
 
-FORMATS = {"md": "Markdown", "csv": "CSV", "tex": "LaTeX", "png": "PNG"}
+FORMATS = {"md": "Markdown", "csv": "CSV", "tex": "LaTeX", "png": "PNG", "json": "JSON", "html": "HTML"}
 
 
 @dataclass(frozen=True)
@@ -64,38 +64,43 @@ OFF_SCALE_NOTE = (" A line whose peak is more than three times every other line'
                   "edge, each clipped point marked with a triangle and its peak written beside them.")
 
 
-def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str], datasets: list[str]) -> ReportItem:
+def valid_curves_item(table: TableConfig, path: str, label: str, rows: list[str], datasets: list[str],
+                      seeded: bool = True) -> ReportItem:
+    """``seeded``: some row trained from several seeds (the several-seed wording is left out otherwise)."""
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Training curves: {label} after each training epoch, one line per trained row "
         f"({', '.join(rows)}), on the validation split of {', '.join(datasets)}; these select each row's model, "
-        "they are not the table's test scores." + SEEDS_NOTE))
+        "they are not the table's test scores." + (SEEDS_NOTE if seeded else "")))
 
 
-def loss_curves_item(table: TableConfig, path: str, rows: list[str], spm_rows: list[str]) -> ReportItem:
+def loss_curves_item(table: TableConfig, path: str, rows: list[str], spm_rows: list[str],
+                     seeded: bool = True) -> ReportItem:
     spm = (f" The rows with source-side prediction ({', '.join(spm_rows)}) count their loss over the target "
            "continued with <tpad> to the source length (004 Eq. 9), whose easy <tpad> positions count as tokens: "
            "their loss is not on the other rows' scale." if spm_rows else "")
     return ReportItem(path, study_category(table), table.title, (
-        f"{_sentence(table.title)} Loss per target token after each training epoch: on the training batches, "
-        f"averaged over the epoch, and on the validation split (two panels; with one panel per row, training "
-        f"solid and validation dashed); one line per trained row ({', '.join(rows)})." + SEEDS_NOTE
+        f"{_sentence(table.title)} Loss per target token after each training epoch, on a logarithmic axis: on the "
+        "training batches, averaged over the epoch, and on the validation split (two panels"
+        + ("; with one panel per row, training solid and validation dashed" if seeded else "")
+        + f"); one line per trained row ({', '.join(rows)})." + (SEEDS_NOTE if seeded else "")
         + OFF_SCALE_NOTE + spm))
 
 
-def examples_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
-    return ReportItem(path, study_category(table), table.title, (
-        f"{_sentence(table.title)} Example outputs (Markdown file): for a few test lines chosen by a rule the file "
-        f"states (rule data: the first line of each rule type; otherwise lines evenly spaced over the test set), the "
-        f"source, the reference and the test output of each row ({', '.join(rows)}) as scored."))
+def examples_items(table: TableConfig, paths: tuple[str, ...], rows: list[str]) -> tuple[ReportItem, ...]:
+    """The example outputs: the page and the data it is rendered from (the chosen lines as shown)."""
+    return tuple(ReportItem(path, study_category(table), table.title, (
+        f"{_sentence(table.title)} Example outputs ({_format(path)} file): for a few test lines chosen by a rule the "
+        f"file states (rule data: the first line of each rule type; otherwise lines evenly spaced over the test set), "
+        f"the source, the reference and the test output of each row ({', '.join(rows)}) as scored.")) for path in paths)
 
 
-def type_curves_item(table: TableConfig, path: str, rows: list[str]) -> ReportItem:
+def type_curves_item(table: TableConfig, path: str, rows: list[str], seeded: bool = True) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Exact match on the validation split after each training epoch, one panel per "
         f"rule type, one line per trained row ({', '.join(rows)}); the wide pale level in a row's colour: the "
         "paper's test accuracy of the row. "
         "Each panel has its own y-range. The caption of the table names, per row, the epoch whose five accuracies "
-        "come closest to the paper's." + SEEDS_NOTE))
+        "come closest to the paper's." + (SEEDS_NOTE if seeded else "")))
 
 
 def copy_heatmap_item(table: TableConfig, path: str, row: str) -> ReportItem:
@@ -120,8 +125,8 @@ def attention_heatmap_item(table: TableConfig, path: str, row: str, copying: str
 def training_panels_item(table: TableConfig, path: str, row: str, experiment: str) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Per-epoch training log of {row} ({experiment}) laid out as 003 Figure 1: "
-        "validation SARI and BLEU, training and validation token accuracy, training and validation loss (and the "
-        "critic term where the run trains with it); each panel scaled to its own values."))
+        "validation SARI and BLEU, training and validation token accuracy, training and validation loss (on a "
+        "logarithmic axis) and the critic term where the run trains with it; each panel scaled to its own values."))
 
 
 def sweep_items(table: TableConfig, system: str, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:
@@ -167,7 +172,9 @@ def oddgen_item(table: TableConfig, path: str) -> ReportItem:
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} Odd generation in the manner of 004 Figure 2: per row ({', '.join(figure.rows)}), "
         f"the {figure.split} sentences with a repeated token and those shorter than the gold headline; where a row "
-        "has several seeds, the bar is their mean with ± sd and each seed's count is a dot."))
+        "has several seeds, the bar is their mean with ± sd and each seed's count is a dot"
+        + ("; the design seeds' runs in one panel, the confirmation seeds' (which decide the claim) beside it, on "
+           "the same scale." if table.confirmation else ".")))
 
 
 def comparisons_item(table: TableConfig, path: str) -> ReportItem:

@@ -7,11 +7,13 @@ from paragen.artifacts import (PUBLISHED_OUTPUTS_CSV, REPORT_PATH, SCORING_VARIA
                                scoring_variants_outputs, attention_heatmap_path, attention_trace_path, aligned_pairs_outputs, aligned_pairs_path,
                                comparisons_csv_path,
                                alignment_matrices_path, comparison_path, copy_trace_path, embeddings_path,
-                               examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
-                               table_outputs, training_panels_path)
+                               examples_data_path, examples_path, experiment_data, heatmap_paths, hyp_path, loss_curves_path, metrics_path, oddgen_figure_path, sweep_outputs,
+                               table_outputs, table_page_path, training_panels_path)
 from paragen.config import ParagenConfig
-from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, scoring_variants_items, alignment_heatmap_items, comparisons_item,
-                                           attention_heatmap_item, copy_heatmap_item, examples_item, loss_curves_item, oddgen_item, table_items, training_panels_item,
+from paragen.pipeline.report_items import (ReportItem, aligned_pairs_items, scoring_variants_items,
+                                           alignment_heatmap_items, comparisons_item, attention_heatmap_item,
+                                           copy_heatmap_item, examples_items, loss_curves_item, oddgen_item,
+                                           table_items, training_panels_item,
                                            type_curves_item, valid_curves_item)
 from paragen.pipeline.data_stages import fetch_scopes
 from paragen.pipeline.stage import PARAMS_FILE, Stage, shell_command
@@ -37,7 +39,7 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
         deps += tuple(heldout_files(plan))
         if plan.spec.paper == "simplification_table1" and "turkcorpus" in fetch_scopes(config):
             deps += scoring_variants_outputs()[1:]  # the table links the scoring study: its stage runs with it
-        deps += figure_inputs(config, plan)
+        deps += figure_inputs(config, plan) + example_inputs(config, plan)
     first = config.dataset_of(table.experiments()[0])
     return Stage(
         name=f"report_{table_name}", step="report",
@@ -51,15 +53,20 @@ def report_stage(config: ParagenConfig, plan: TablePlan) -> Stage:
 
 
 def figure_inputs(config: ParagenConfig, plan: TablePlan) -> tuple[str, ...]:
-    """What the table's figures and example outputs cannot be drawn without: the copy and attention traces, the
-    alignment matrices and pairs, and the rows' test outputs. A table shows a missing metric, comparison or
-    alignment score as missing, and the curves leave out a missing training log, but a missing trace or output
-    stops the report midway, so ``paragen report`` checks these before it writes anything."""
+    """What the table's figures cannot be drawn without: the copy and attention traces, the alignment matrices and
+    pairs. A table shows a missing metric, comparison or alignment score as missing, the curves leave out a
+    missing training log and the examples page names a row without a test output, but a missing trace stops the
+    report midway, so ``paragen report`` checks these before it writes anything."""
     inputs = tuple(copy_trace_path(e) for e in plan.copy_rows)
     inputs += tuple(attention_trace_path(e) for e in plan.attention_rows)
     inputs += tuple(alignment_matrices_path(e) for e in plan.heatmap_rows)
-    inputs += (aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ()
-    return inputs + tuple(example_output(config, name) for name in plan.example_rows.values())
+    return inputs + ((aligned_pairs_path(plan.pairs_experiment),) if plan.pairs_experiment else ())
+
+
+def example_inputs(config: ParagenConfig, plan: TablePlan) -> tuple[str, ...]:
+    """The rows' test outputs the examples page shows (a stage input; a missing one is named on the page, it
+    blocks no figure)."""
+    return tuple(example_output(config, name) for name in plan.example_rows.values())
 
 
 def example_output(config: ParagenConfig, row: str) -> str:
@@ -72,7 +79,8 @@ def example_output(config: ParagenConfig, row: str) -> str:
 def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportItem, ...]:
     """The table's files and, when rows were trained, its figures (the paths of ``plan.figures``)."""
     table, table_name, paper = plan.spec, plan.name, plan.paper
-    items = table_items(table, table_outputs(table_name), paper.metric, f"{paper.paper}, {paper.table}")
+    items = table_items(table, table_outputs(table_name) + (table_page_path(table_name),), paper.metric,
+                        f"{paper.paper}, {paper.table}")
     if plan.heatmap_rows:
         items += alignment_heatmap_items(table, heatmap_paths(table_name))
     if plan.oddgen:
@@ -89,19 +97,22 @@ def table_report_items(config: ParagenConfig, plan: TablePlan) -> tuple[ReportIt
     datasets = list(dict.fromkeys(config.experiments[e].dataset for e in trained))
     assert plan.curve is not None
     drawn = list(plan.trained_rows())  # the curves' rows: confirmation blocks included
-    items += (valid_curves_item(table, figures[0], plan.curve[1], drawn, datasets),)
+    seeded = any(len(plan.rows[row].runs) > 1 for row in drawn)  # the several-seed wording only where it applies
+    items += (valid_curves_item(table, figures[0], plan.curve[1], drawn, datasets, seeded),)
     if plan.copy_rows:
         items += (copy_heatmap_item(table, figures[1], row_of(plan.copy_rows[0])),)
     if plan.attention_rows:
         items += (attention_heatmap_item(table, attention_heatmap_path(table_name), row_of(plan.attention_rows[0]),
                                          row_of(plan.copy_rows[0])),)
     spm = [row_of(e) for e in trained if config.models[config.experiments[e].model].source_prediction is not None]
-    items += (loss_curves_item(table, loss_curves_path(table_name), drawn, spm),)
+    items += (loss_curves_item(table, loss_curves_path(table_name), drawn, spm, seeded),)
     if plan.example_rows:
-        items += (examples_item(table, examples_path(table_name), list(plan.example_rows)),)
+        items += examples_items(table, (examples_path(table_name), examples_data_path(table_name)),
+                                list(plan.example_rows))
     items += tuple(training_panels_item(table, training_panels_path(table_name, e), row_of(e), e)
                    for e in plan.panels)
-    return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained]),) if plan.by_type else ())
+    return items + ((type_curves_item(table, figures[-1], [row_of(e) for e in trained], seeded),) if plan.by_type
+                    else ())
 
 
 def scoring_variants_stages(config: ParagenConfig, tables: dict[str, TablePlan]) -> list[Stage]:

@@ -1,4 +1,4 @@
-"""What each stage asks a cluster for: GPUs, host memory, wall time (DESIGN.md "Scale": GPU resources per rule).
+"""What each stage asks a cluster for: GPUs, host memory, wall time (GPU resources per rule: docs/cluster.md).
 
 The DAG is built before any data exists, so every size here is an estimate from ``params.yaml`` alone: the
 training set's size (the paper's count, or the recipe's estimate), the model's shape, ``max_epochs``, the

@@ -1,4 +1,4 @@
-"""One step of the DAG, independent of the engine that runs it (DESIGN.md principle 1).
+"""One step of the DAG, independent of the engine that runs it (docs/architecture.md, principle 1).
 
 The stage builders (:mod:`paragen.pipeline.data_stages`, :mod:`~paragen.pipeline.experiment_stages`,
 :mod:`~paragen.pipeline.report_stages`) return :class:`Stage` objects; the Snakefile defines one rule per stage

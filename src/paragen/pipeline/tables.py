@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from paragen.artifacts import (aligned_pairs_outputs, comparisons_csv_path, alignment_path, closest_choice_path, closest_metrics_path, heldout_path,
                                experiment_data, figure_paths,
-                               examples_path, heatmap_paths, metrics_path, oddgen_figure_path, provenance_dir, run_dir,
-                               table_outputs)
+                               examples_data_path, examples_path, heatmap_paths, metrics_path, oddgen_figure_path,
+                               provenance_dir, run_dir, table_outputs, table_page_path)
 from paragen.config import Comparison, ConfigError, ParagenConfig, SyntheticDataset, TableConfig
 from paragen.config.papers import Column, PaperTable
 from paragen.config.seeds import confirmation_runs, replica_runs, replicas
@@ -194,10 +194,14 @@ class TablePlan:
     @property
     def outputs(self) -> tuple[str, ...]:
         """Every file ``paragen report --table NAME`` writes."""
+        page = (table_page_path(self.name),)
         if self.spec.kind == "parameters":
-            return self.tables
-        return (self.tables + ((comparisons_csv_path(self.name),) if self.comparisons else ()) + (self.provenance,)
-                + self.figures + ((examples_path(self.name),) if self.example_rows else ()) + self.analysis_figures
+            return self.tables + page
+        return (self.tables + page + ((comparisons_csv_path(self.name),) if self.comparisons else ())
+                + (self.provenance,)
+                + self.figures
+                + ((examples_path(self.name), examples_data_path(self.name)) if self.example_rows else ())
+                + self.analysis_figures
                 + (aligned_pairs_outputs(self.name) if self.pairs_experiment else ()))
 
     @property

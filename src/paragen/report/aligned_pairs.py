@@ -17,6 +17,7 @@ import yaml
 
 from paragen import artifacts
 from paragen.atomic import write_text
+from paragen.markdown_text import literal, write_markdown
 from paragen.config import TableConfig
 from paragen.metrics.aligned_pairs import GROUPS
 
@@ -35,7 +36,8 @@ def paper_examples(name: str | None) -> tuple[str, dict[str, list[list[str]]]]:
 
 
 def _pair(row: list) -> str:
-    return f"({row[0]}, {row[1]})"
+    """"(target token, q_j's word)", each token literal in Markdown (a ``<unk>`` stays visible)."""
+    return f"({literal(row[0])}, {literal(row[1])})"
 
 
 def write_aligned_pairs_table(table_name: str, spec: TableConfig) -> tuple[str, str]:
@@ -64,7 +66,7 @@ def write_aligned_pairs_table(table_name: str, spec: TableConfig) -> tuple[str, 
               + (f"Paper's examples: {source}, hand-picked, without counts." if source
                  else "No paper examples: not a paper's setup.")]
     md_path, csv_path = artifacts.aligned_pairs_outputs(table_name)
-    write_text(md_path, "\n".join(lines) + "\n")
+    write_markdown(md_path, "\n".join(lines) + "\n")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["table", "row", "group", "rank", "target", "aligned", "count"])

@@ -7,24 +7,24 @@ import logging
 from pathlib import Path
 
 from paragen import artifacts
-from paragen.atomic import write_text
+from paragen.atomic import write_json, write_text
+from paragen.markdown_text import html_page, write_markdown
 from paragen.config import ConfigError, ParagenConfig, RealDataset, TableConfig
 from paragen.data.synthetic import rules_per_type, tag_column
 from paragen.metrics.randomization import INTERVAL_MIN_RULES
-from paragen.training.closest_epoch import closest_epoch, mean_rows
 from paragen.training.train_log import read_log
 from paragen.report.figures import (plot_alignment_heatmaps, plot_attention_heatmap, plot_copy_heatmap, plot_curves,
                                     plot_loss_curves, plot_odd_generation, plot_training_panels, plot_type_curves)
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
-from paragen.training.stopping import TrainingOutcome, settings_of_run, training_outcome
+from paragen.training.stopping import settings_of_run, training_outcome
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.heldout import heldout_lines
 from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv, compared_by_rule
 from paragen.report.provenance import publish_provenance
-from paragen.report.reading import metric_label, reading_lines, rule_text
-from paragen.report.rounding import shown
+from paragen.report.reading import metric_label, read_runs, reading_summary, rule_text
+from paragen.report.closest_captions import closest_epoch_text, closest_rows_text
 from paragen.report.render import to_csv, to_latex, to_markdown
 from paragen.report.units import column_units, units_sentence
 from paragen.report.degenerate_notes import mark_degenerate
@@ -40,15 +40,17 @@ TRACE_PREFERENCE = ("xy->xy", "x->xx", "x->x", "xy->x", "x->0")
 
 def _write(table: ResultTable) -> None:
     md, csv_path, tex = artifacts.table_outputs(table.name)
-    write_text(md, to_markdown(table))
+    write_markdown(md, to_markdown(table))
+    write_text(artifacts.table_page_path(table.name), html_page(table.title, to_markdown(table)))
     write_text(csv_path, to_csv(table))
     write_text(tex, to_latex(table))
 
 
-def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) -> None:
+def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool, redraw: bool = False) -> None:
     """The table's files from its plan's rows and runs and what it read kept beside them
     (:mod:`paragen.report.provenance`), then the figures the plan says it draws (``figures``: False for a rebuild
-    of the tables alone, ``paragen report --tables-only``)."""
+    of the tables alone, ``paragen report --tables-only``; ``redraw``: the figures drawn from training logs and
+    metrics alone, ``paragen report --redraw``, see :func:`draw_figures`)."""
     table_name, spec, paper = plan.name, plan.spec, plan.paper
     experiments = [e for e in spec.rows.values() if e in config.experiments]
     systems = [s for s in spec.rows.values() if s in config.systems]
@@ -95,8 +97,11 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
     table.comparisons = comparison_lines(config, plan)
     if compared_by_rule(plan):
         table.comparisons_heading = RULE_TESTS_HEADING
+    table.findings = comparison_lines(config, plan, short=True)
     if spec.reading is not None:
-        table.readings = reading_lines(spec.reading, table, logs)
+        read = read_runs(spec.reading, table, logs)
+        table.readings = [f"{run}: {text}" for run, text in read]
+        table.findings += [f"{run}: {reading_summary(text)}" for run, text in read]
         table.reading_rules = rule_text(spec.reading, metric_label(spec.reading, table))
     by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
@@ -117,41 +122,70 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool) ->
         from paragen.report.aligned_pairs import write_aligned_pairs_table
 
         log.info("wrote %s", ", ".join(write_aligned_pairs_table(table_name, spec)))
+    kept = not figures or redraw  # the examples from their committed data file, not from the runs' outputs
+    if plan.example_rows and (not kept or Path(artifacts.examples_data_path(table_name)).exists()):
+        write_examples(config, plan, kept=kept)
     if not figures:
         log.info("wrote %s (tables only: no figures)", ", ".join(plan.tables))
         return
     if not ran:
         log.info("wrote %s (no trained row can run: no figures)", ", ".join(plan.tables))
         return
-    copying, panels, drawn = plan.copy_rows, plan.panels, plan.figures
+    drawn = draw_figures(config, plan, redraw)
+    log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), drawn)
+
+
+def draw_figures(config: ParagenConfig, plan: TablePlan, redraw: bool = False) -> int:
+    """The table's figures; how many were drawn. ``redraw``: only those drawn from training logs and metrics (a
+    rebuild from ``results/provenance/``); the heat maps, which need a decode's traces, are left as they are.
+    A row without a training log is left out of the curves (their titles count it) and gets no training panels."""
+    table_name, spec, paper, ran = plan.name, plan.spec, plan.paper, plan.trained_rows()
+    copying, drawn = plan.copy_rows, plan.figures
     logs = {row: [Path(run.train_log or "") for run in plan.rows[row].runs] for row in ran}
+    if redraw and not any(path.exists() for paths in logs.values() for path in paths):
+        log.info("%s: no training log is kept, so its figures are left as they are", table_name)
+        return 0
+    styles = model_styles(plan)
     assert plan.curve is not None
     column, label = plan.curve
-    plot_curves(logs, drawn[0], label, f"{label[0].upper()}{label[1:]} after each epoch ({table_name})", column)
-    if copying:
+    plot_curves(logs, drawn[0], label, f"{label[0].upper()}{label[1:]} after each epoch ({table_name})", column,
+                styles=styles)
+    count = 1
+    if copying and not redraw:
         row = next(r for r, e in ran.items() if e == copying[0])
         traces = read_trace(Path(artifacts.copy_trace_path(copying[0])), "copy-mode", copying[0])
         rule_type = next(t for t in TRACE_PREFERENCE if t in traces)
         plot_copy_heatmap(traced_examples(traces, rule_type), drawn[1], f"{row} copy mode on rule type {rule_type}")
+        count += 1
         if plan.attention_rows:  # beside it, RNNSearch's attention on the same rule type
             plot_attention_trace(plan, rule_type)
-    plot_loss_curves(logs, artifacts.loss_curves_path(table_name), f"Loss per token after each epoch ({table_name})")
-    if by_type:
+            count += 1
+    plot_loss_curves(logs, artifacts.loss_curves_path(table_name), f"Loss per token after each epoch ({table_name})",
+                     styles=styles)
+    count += 1
+    if plan.by_type:
         plot_type_curves(logs, drawn[-1], {c.key: (tag_column(c.key), c.label) for c in paper.columns},
-                         paper.rows, f"Validation exact match per rule type ({table_name})")
-    design = plan.design_rows()  # one panel per experiment, not again for its confirmation block
-    for row, exp in design.items():
-        if exp in panels:
+                         paper.rows, f"Validation exact match per rule type ({table_name})", styles=styles)
+        count += 1
+    for row, exp in plan.design_rows().items():  # one panel per experiment, not again for its confirmation block
+        if exp in plan.panels and logs[row][0].exists():
             plot_training_panels(logs[row][0], artifacts.training_panels_path(table_name, exp),
-                                 f"{row} ({exp}): training log per epoch")
-    analysis = plan.analysis_figures
-    if plan.heatmap_rows:
+                                 f"{row} ({exp}): training log per epoch", label=row)
+            count += 1
+    if plan.heatmap_rows and not redraw:
         plot_heatmaps(config, table_name, spec)
+        count += 2
     if plan.oddgen:
         plot_oddgen(plan)
-    if plan.example_rows:
-        write_examples(config, plan)
-    log.info("wrote %s and %d figure(s)", ", ".join(plan.tables), len(drawn) + len(analysis))
+        count += 1
+    return count
+
+
+def model_styles(plan: TablePlan) -> dict[str, int]:
+    """Row label -> style index: one colour and marker per model (experiment), so a model's confirmation-seed row
+    looks like its design row in every panel and every figure of the table."""
+    models = list(dict.fromkeys(plan.trained_rows().values()))
+    return {row: models.index(experiment) for row, experiment in plan.trained_rows().items()}
 
 
 def short_interval_text(config: ParagenConfig, experiments: list[str], table: ResultTable) -> str:
@@ -167,62 +201,6 @@ def short_interval_text(config: ParagenConfig, experiments: list[str], table: Re
     which = "No cell shows" if len(labels) == len(table.columns) else f"Cells of {', '.join(labels)} show"
     return (f" {which} an interval from resampling rules: {rules} a type, fewer than "
             f"the {INTERVAL_MIN_RULES} at which such an interval comes near 95 % coverage (docs/scoring.md).")
-
-
-def closest_epoch_text(plan: TablePlan, outcomes: dict[str, list[tuple[int | None, TrainingOutcome]]]) -> str:
-    """Caption sentence (rule data): per row with published numbers, the epoch whose per-type validation exact
-    match is closest to the paper's row, beside the distance at the selected epoch (``outcomes``: the table's
-    training outcomes, each judged by the settings its run trained with)."""
-    paper = plan.paper
-    columns = {c.key: tag_column(c.key) for c in paper.columns}
-    parts = []
-    for row in plan.trained_rows():
-        paths = [Path(run.train_log or "") for run in plan.rows[row].runs]
-        if row not in paper.rows or not all(p.exists() for p in paths):
-            continue
-        logs = [read_log(p) for p in paths]
-        best = outcomes[row][0][1].best_epoch if len(logs) == 1 else None
-        found = closest_epoch(mean_rows(logs), paper.rows[row], columns, best)
-        if found is not None:
-            at_best = "" if found.best_epoch_distance is None else \
-                f"; {shown(found.best_epoch_distance, 1)} at the selected epoch {best}"
-            parts.append(f"{row} epoch {found.epoch} ({shown(found.distance, 1)}{at_best})")
-    if not parts:
-        return ""
-    return (" Epoch whose per-type validation exact match is closest to the paper's row (mean absolute difference "
-            "over the five types, points; with several seeds their per-epoch mean): " + ", ".join(parts) + ". The cells "
-            "are the selected (best validation) checkpoint's test scores.")
-
-
-def closest_rows_text(plan: TablePlan) -> str:
-    """Caption text: which epoch each closest-epoch row decodes (``paragen decode --closest-to``'s choice files)."""
-    parts = []
-    for row in plan.closest_rows():
-        for run in row.runs:
-            path = Path(artifacts.closest_choice_path(run.name))
-            if not path.exists():
-                continue
-            choice = json.loads(path.read_text(encoding="utf-8"))
-            seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
-            retrain = "retrain_of" in choice
-            best = "the retrain's best epoch" if retrain else "the selected epoch"
-            at_selected = "" if choice["selected_distance"] is None else \
-                f", {shown(choice['selected_distance'], 1)} at {best} {choice['selected_epoch']}"
-            how = "" if not retrain else \
-                (f" of {run.name}: {choice['retrain_of']} trained again for {choice['epochs_run']} epochs, "
-                 f"keeping every epoch's weights, as its own run kept none ({round(choice['training_minutes'])} min "
-                 "of training and validation; its trajectory may differ from the full run's where the code or the "
-                 "threads differ)")
-            last = "" if not retrain or choice["epoch"] != choice["epochs_run"] else \
-                ("; its last epoch, so the paper's row may lie later and this row does not test how long the paper "
-                 "trained")
-            parts.append(f"{row.label}{seed}: epoch {choice['epoch']} of {choice['epochs_run']}{how} "
-                         f"({shown(choice['distance'], 1)}{at_selected}{last})")
-    if not parts:
-        return ""
-    return (" Rows \"closest epoch\": the checkpoint of the epoch closest to the paper's row on validation, decoded "
-            "on the test set with the row's beam (the test set played no part in the choice): " + "; ".join(parts)
-            + ".")
 
 
 def row_runs(row: RowPlan) -> RowSource:
@@ -276,23 +254,28 @@ def plot_attention_trace(plan: TablePlan, rule_type: str) -> None:
                            f"{plan.row_of(experiment)} attention on rule type {rule_type}")
 
 
-def write_examples(config: ParagenConfig, plan: TablePlan) -> None:
-    """The examples table: each row's test output on the lines :mod:`paragen.report.examples` chooses."""
+def write_examples(config: ParagenConfig, plan: TablePlan, kept: bool = False) -> None:
+    """The examples page and its data: each row's test output on the lines :mod:`paragen.report.examples` chooses.
+    A row without a test output is named on the page, the others are shown. ``kept``: render the committed data
+    file again (a rebuild without the runs' outputs, ``--tables-only``)."""
     from paragen.pipeline.report_stages import example_output
     from paragen.data.corpus import read_lines
-    from paragen.report.examples import examples_markdown, read_example_source
+    from paragen.report.examples import example_records, read_example_source, render_examples
 
-    paths = {label: Path(example_output(config, name)) for label, name in plan.example_rows.items()}
-    outputs = {}
-    for label, path in paths.items():
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: the test output of {label} is missing; its decode (or system) stage "
-                                    f"writes it (`snakemake {path}`)")
-        outputs[label] = read_lines(path)
-    first_label, first = next(iter(plan.example_rows.items()))
-    data = read_example_source(artifacts.experiment_data(config, first).directory,
-                               paths[first_label].stem)  # the split whose sources the outputs follow
-    write_text(artifacts.examples_path(plan.name), examples_markdown(plan.spec.title, data, outputs))
+    data_path = Path(artifacts.examples_data_path(plan.name))
+    if kept:
+        records = json.loads(data_path.read_text(encoding="utf-8"))
+    else:
+        paths = {label: Path(example_output(config, name)) for label, name in plan.example_rows.items()}
+        outputs = {label: read_lines(path) for label, path in paths.items() if path.exists()}
+        missing = {label: f"its test output {path} is missing; its decode (or system) stage writes it"
+                   for label, path in paths.items() if not path.exists()}
+        first_label, first = next(iter(plan.example_rows.items()))
+        data = read_example_source(artifacts.experiment_data(config, first).directory,
+                                   paths[first_label].stem)  # the split whose sources the outputs follow
+        records = example_records(data, outputs, missing)
+        write_json(data_path, records)
+    write_markdown(artifacts.examples_path(plan.name), render_examples(plan.spec.title, records))
 
 
 def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
@@ -310,19 +293,36 @@ def plot_heatmaps(config: ParagenConfig, table_name: str, spec: TableConfig) -> 
 
 
 def plot_oddgen(plan: TablePlan) -> None:
-    """004 Figure 2 from the rows' metrics: sentences with repeats and sentences shorter than the gold."""
+    """004 Figure 2 from the rows' metrics: sentences with repeats and sentences shorter than the gold; with
+    confirmation seeds, their runs in a panel beside the design seeds' (the claim is judged on them)."""
+    from paragen.config.tables import seed_span
+
     table_name, spec = plan.name, plan.spec
     figure = spec.oddgen_figure
     assert figure is not None
-    counts: dict[str, list[dict[str, int]]] = {}
-    for row in figure.rows:  # every seed run of the row
-        for run in plan.rows[row].runs:
-            metrics = json.loads(Path(run.metrics).read_text(encoding="utf-8"))
-            scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
-            counts.setdefault(row, []).append(scored["oddgen"]["score"])
+
+    def counted(rows: dict[str, str]) -> dict[str, list[dict[str, int]]]:  # shown label -> each seed run's counts
+        counts: dict[str, list[dict[str, int]]] = {}
+        for shown, row in rows.items():
+            for run in plan.rows[row].runs:  # a run not yet scored is left out (its row, if none is)
+                if not Path(run.metrics).exists():
+                    continue
+                metrics = json.loads(Path(run.metrics).read_text(encoding="utf-8"))
+                scored = metrics["splits"][figure.split] if "splits" in metrics else metrics
+                counts.setdefault(shown, []).append(scored["oddgen"]["score"])
+        return counts
+
+    counts = counted({row: row for row in figure.rows})
+    block = spec.confirmation
+    confirmation = counted({row: block.label(row) for row in figure.rows if block.label(row) in plan.rows}) \
+        if block else None
+    design = sorted({run.seed for row in figure.rows for run in plan.rows[row].runs if run.seed is not None})
+    blocks = (f"design {seed_span(design)}" if design else "design seeds",
+              f"confirmation {seed_span(block.seeds)}") if block else None
     sentences = next(iter(counts.values()))[0]["sentences"]
     plot_odd_generation(counts, artifacts.oddgen_figure_path(table_name),
-                        f"Odd generation on {figure.split} ({sentences:,} sentences; fewer is better)")
+                        f"Odd generation on {figure.split} ({sentences:,} sentences; fewer is better)", blocks,
+                        confirmation or None)
 
 
 def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableConfig) -> None:
@@ -357,7 +357,7 @@ def build_parameters_table(config: ParagenConfig, table_name: str, spec: TableCo
     log.info("wrote %s", ", ".join(artifacts.table_outputs(table_name)))
 
 
-def build_table_report(config: ParagenConfig, table_name: str, figures: bool = True) -> None:
+def build_table_report(config: ParagenConfig, table_name: str, figures: bool = True, redraw: bool = False) -> None:
     if table_name not in config.tables:
         raise ConfigError(f"unknown table {table_name!r}; allowed values: {sorted(config.tables)}")
     spec = config.tables[table_name]
@@ -365,9 +365,9 @@ def build_table_report(config: ParagenConfig, table_name: str, figures: bool = T
         build_parameters_table(config, table_name, spec)
     else:
         plan = table_plan(config, table_name)
-        if figures:
+        if figures and not redraw:
             _refuse_missing_inputs(config, plan)
-        build_scores_table(config, plan, figures)
+        build_scores_table(config, plan, figures, redraw)
 
 
 def _refuse_missing_inputs(config: ParagenConfig, plan: TablePlan) -> None:

@@ -64,19 +64,21 @@ def rules_method(row: str, baseline: str, samples: int) -> str:
 
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
                     runs: tuple[tuple[str, str, int], ...], block: str, labels: dict[str, str] | None,
-                    rule_data: bool, judged: bool) -> str:
+                    rule_data: bool, judged: bool, short: bool = False) -> str:
     """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
     has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
     ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged; ``judged``: the runs
     are confirmation seeds, whose line ends with the verdict of the table's criterion).
-    A file with rule-resampling results is reported by them (and tallied by their overall p)."""
+    A file with rule-resampling results is reported by them (and tallied by their overall p). ``short``: the
+    finding alone (each seed's overall test, the tally, the verdict), for the table's findings."""
     head = f"{comparison.row} vs {comparison.baseline}" + (f", {block}" if block else "")
     if not runs:
         return f"{head}: {ABSENT}"  # trained rows run unless their dataset is not switched on
     metric = METRIC_NAMES[config.comparison_metric(table, comparison)]
     seeded = len(runs) > 1
     per_split: dict[str, list[str]] = {}
+    overall: dict[str, list[str]] = {}  # each seed's all-types or sentence test: the short form
     significant, tests, rules = 0, 0, False
     for a, b, seed in runs:
         path = Path(comparison_path(a, b))
@@ -87,12 +89,16 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
             clustered, rules = result["clustered"], True
             per_split.setdefault(clustered["split"], []).append(
                 rule_seed_text(result, seed if seeded else None, labels or {}, comparison.row, comparison.baseline))
+            overall.setdefault(clustered["split"], []).append(
+                ("" if not seeded else f"seed {seed}: ")
+                + rule_part_text(clustered["overall"], "all types", comparison.row, comparison.baseline))
             if has_exact_test(clustered["overall"]):
                 significant += clustered["overall"]["p_value"] < 0.05
                 tests += 1
             continue
         for split, test in result["splits"].items():
             per_split.setdefault(split, []).append(seed_text(test, seed if seeded else None))
+            overall.setdefault(split, []).append(seed_text(test, seed if seeded else None))
             significant += test["p_value"] < 0.05
             tests += 1
     samples = (rules_method(comparison.row, comparison.baseline, comparison.samples) if rules else
@@ -103,8 +109,17 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
     body = " | ".join(f"{metric} on {split}: " + "; ".join(texts) for split, texts in per_split.items())
     tally = f" {comparison.row} is better at p < 0.05 in {significant} of {tests} tests." if seeded else ""
     void = void_text(table, comparison, runs)
-    return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}" + \
-        (verdict(table, significant) if judged else "") + (f" **{void[0].upper()}{void[1:]}.**" if void else "")
+    ending = (verdict(table, significant) if judged else "") + (f" **{void[0].upper()}{void[1:]}.**" if void else "")
+    if short:
+        return f"{head}: {short_body(metric, overall, rules, rule_data)}.{tally}{ending}"
+    return f"{head} ({samples}; score of {comparison.row} vs {comparison.baseline}): {body}.{tally}{ending}"
+
+
+def short_body(metric: str, overall: dict[str, list[str]], rules: bool, rule_data: bool) -> str:
+    """The short form's tests: per split, what was resampled and each seed's overall test."""
+    unit = "exact sign-flip test over rules" if rules else \
+        "lines resampled, not rules: this p overstates the evidence" if rule_data else "sentences resampled"
+    return " | ".join(f"{metric} on {split} ({unit}): " + "; ".join(texts) for split, texts in overall.items())
 
 
 def void_text(table: TableConfig, comparison: Comparison, runs: tuple[tuple[str, str, int], ...]) -> str:
@@ -142,11 +157,11 @@ def compared_by_rule(plan: TablePlan) -> bool:
     return any("clustered" in json.loads(p.read_text(encoding="utf-8")) for p in paths if p.exists())
 
 
-def comparison_lines(config: ParagenConfig, plan: TablePlan) -> list[str]:
+def comparison_lines(config: ParagenConfig, plan: TablePlan, short: bool = False) -> list[str]:
     """One line per comparison; with confirmation seeds, one for the design seeds and one for the confirmation
-    seeds (trained once after the design was fixed), each labelled."""
+    seeds (trained once after the design was fixed), each labelled. ``short``: the findings' form."""
     labels = {column.key: column.label for column in plan.paper.columns}
-    return [comparison_line(config, plan.spec, c, runs, block, labels, plan.by_type, judged)
+    return [comparison_line(config, plan.spec, c, runs, block, labels, plan.by_type, judged, short)
             for c, runs, block, judged in comparison_blocks(plan)]
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.data.corpus import characters, read_lines
 from paragen.data.prepare import RECIPES, TURK_MINI_LABEL
 
@@ -164,6 +165,6 @@ def to_csv(rows: list[Row]) -> str:
 def write_datasets_table(prepared_root: str | Path = "data/prepared", stem: str = "results/tables/datasets",
                          raw_root: str | Path = "data/raw") -> list[Row]:
     rows = collect(prepared_root) + collect_system_outputs(raw_root)
-    write_text(f"{stem}.md", to_markdown(rows))
+    write_markdown(f"{stem}.md", to_markdown(rows))
     write_text(f"{stem}.csv", to_csv(rows))
     return rows

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paragen.data.corpus import read_lines
+from paragen.markdown_text import literal
 from paragen.scoring.files import restore_bpe
 
 EXAMPLES = 4
@@ -42,10 +43,20 @@ def rule_text(by_type: bool, count: int) -> str:
             f"(line 1 + k·{count}/{EXAMPLES}, rounded down)")
 
 
-def _cut(line: str) -> str:
+def _shown(line: str) -> tuple[str, int]:
+    """A line as the page shows it: BPE joined, its first :data:`MAX_TOKENS` tokens, and how many were cut."""
     tokens = restore_bpe(line).split()
-    shown = " ".join(tokens[:MAX_TOKENS]).replace("|", "\\|")
-    return shown + (f" … (+{len(tokens) - MAX_TOKENS} tokens)" if len(tokens) > MAX_TOKENS else "")
+    return " ".join(tokens[:MAX_TOKENS]), max(len(tokens) - MAX_TOKENS, 0)
+
+
+def _cell(text: str, cut: int) -> str:
+    """A shown line as a table cell: literal (a model's ``<unk>`` or ``|`` cannot format the page), then the
+    count of the tokens cut."""
+    return literal(text) + (f" … (+{cut} tokens)" if cut else "")
+
+
+def _cut(line: str) -> str:
+    return _cell(*_shown(line))
 
 
 @dataclass(frozen=True)
@@ -68,20 +79,41 @@ def read_example_source(directory: str | Path, split: str) -> ExampleSource:
                          read_lines(tags) if tags.exists() else None)
 
 
-def examples_markdown(title: str, data: ExampleSource, outputs: dict[str, list[str]]) -> str:
-    """The table: one block per chosen line (source, reference, each row's output), rows in the table's order."""
+def example_records(data: ExampleSource, outputs: dict[str, list[str]],
+                    missing: dict[str, str] | None = None) -> dict:
+    """What the examples page shows, as data (``results/tables/<table>_examples.json``): the rule that chose the
+    lines and, per chosen line, its number, rule type and each text as shown (``[role, text, tokens cut]``: source,
+    reference, then each row in the table's order). ``missing``: rows without a test output, and why; the page
+    names them and shows the others."""
     count = len(data.sources)
     for row, lines in outputs.items():
         if len(lines) != count:
             raise ValueError(f"example outputs: {row} has {len(lines)} output lines, the test set {count}")
     chosen = first_of_each_type(data.tags) if data.tags else evenly_spaced(count)
-    lines = [f"# {title}: example outputs", "",
-             f"Lines chosen by rule: {rule_text(bool(data.tags), count)}. Each model's output is its test output "
-             f"as scored (beam top-1; the first seed's run); sentences longer than {MAX_TOKENS} tokens are cut.", "",
-             "| line | | text |", "| --- | --- | --- |"]
-    for index in chosen:
-        label = f"{index + 1}" + (f" ({data.tags[index]})" if data.tags else "")
-        lines += [f"| {label} | source | {_cut(data.sources[index])} |",
-                  f"| | reference | {_cut(data.references[index])} |"]
-        lines += [f"| | {row} | {_cut(output[index])} |" for row, output in outputs.items()]
+    return {"rule": rule_text(bool(data.tags), count), "max_tokens": MAX_TOKENS, "missing": dict(missing or {}),
+            "lines": [{"line": index + 1, "tag": data.tags[index] if data.tags else None,
+                       "texts": [[role, *_shown(text)] for role, text in
+                                 [("source", data.sources[index]), ("reference", data.references[index])]
+                                 + [(row, output[index]) for row, output in outputs.items()]]}
+                      for index in chosen]}
+
+
+def render_examples(title: str, records: dict, limit: int | None = None, heading: bool = True) -> str:
+    """The page of :func:`example_records`: the rule, the rows not shown and why, then one block per chosen line
+    (``limit``: only the first lines, as REPORT.md shows them inline; ``heading``: the page's own title)."""
+    lines = ([f"# {title}: example outputs", ""] if heading else []) + [
+        f"Lines chosen by rule: {records['rule']}. Each model's output is its test output as scored (beam top-1; "
+        f"the first seed's run); sentences longer than {records['max_tokens']} tokens are cut.", ""]
+    if records["missing"]:
+        lines += ["Not shown: " + "; ".join(f"{row} ({why})" for row, why in records["missing"].items()) + ".", ""]
+    lines += ["| line | | text |", "| --- | --- | --- |"]
+    for example in records["lines"][:limit]:
+        label = f"{example['line']}" + (f" ({example['tag']})" if example["tag"] else "")
+        for k, (role, text, cut) in enumerate(example["texts"]):
+            lines.append("| " + " | ".join([label if k == 0 else "", role, _cell(text, cut)]).lstrip() + " |")
     return "\n".join(lines) + "\n"
+
+
+def examples_markdown(title: str, data: ExampleSource, outputs: dict[str, list[str]]) -> str:
+    """The page for these outputs (:func:`example_records` rendered by :func:`render_examples`)."""
+    return render_examples(title, example_records(data, outputs))

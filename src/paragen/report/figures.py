@@ -13,21 +13,23 @@ from paragen.report.figure_heatmaps import (alignment_figure, check_same_sentenc
                                             trace_heatmap_figure)
 
 
-def plot_curves(logs: dict[str, list[Path]], path: str | Path, metric_label: str, title: str, column: str) -> None:
-    save(curves_figure(logs, metric_label, title, column), path)
+def plot_curves(logs: dict[str, list[Path]], path: str | Path, metric_label: str, title: str, column: str,
+                styles: dict[str, int] | None = None) -> None:
+    save(curves_figure(logs, metric_label, title, column, styles), path)
 
 
-def plot_loss_curves(logs: dict[str, list[Path]], path: str | Path, title: str) -> None:
-    save(loss_figure(logs, title), path)
+def plot_loss_curves(logs: dict[str, list[Path]], path: str | Path, title: str,
+                     styles: dict[str, int] | None = None) -> None:
+    save(loss_figure(logs, title, styles), path)
 
 
 def plot_type_curves(logs: dict[str, list[Path]], path: str | Path, columns: dict[str, tuple[str, str]],
-                     paper: dict[str, dict[str, float]], title: str) -> None:
-    save(type_curves_figure(logs, columns, paper, title), path)
+                     paper: dict[str, dict[str, float]], title: str, styles: dict[str, int] | None = None) -> None:
+    save(type_curves_figure(logs, columns, paper, title, styles), path)
 
 
-def plot_training_panels(log_path: Path, path: str | Path, title: str) -> None:
-    save(training_panels_figure(log_path, title), path)
+def plot_training_panels(log_path: Path, path: str | Path, title: str, label: str = "the run") -> None:
+    save(training_panels_figure(log_path, title, label), path)
 
 
 def plot_copy_heatmap(examples: list[dict[str, Any]], path: str | Path, title: str) -> None:
@@ -46,5 +48,7 @@ def plot_alignment_heatmaps(attention: list[dict[str, Any]], prediction: list[di
     save(alignment_figure(prediction, "prediction", rows[1], seeds[1]), paths[1])
 
 
-def plot_odd_generation(counts: dict[str, list[dict[str, int]]], path: str | Path, title: str) -> None:
-    save(odd_generation_figure(counts, title), path)
+def plot_odd_generation(counts: dict[str, list[dict[str, int]]], path: str | Path, title: str,
+                        blocks: tuple[str, str] | None = None,
+                        confirmation: dict[str, list[dict[str, int]]] | None = None) -> None:
+    save(odd_generation_figure(counts, title, blocks, confirmation), path)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from paragen.artifacts import MATRIX_FIGURE, MATRIX_TABLE, run_dir, table_outputs
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.config import ParagenConfig, RealDataset
 from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
 from paragen.report.units import metric_unit
@@ -257,7 +258,7 @@ def write_matrix(config: ParagenConfig, figures: bool = True) -> list[str]:
     keep(MATRIX_TABLE, [str(d / name) for d in runs.values() for name in ("train_log.csv", "sessions.json")
                         if (d / name).is_file()], {"table": MATRIX_TABLE, "data": list(config.data), "seeds": 1})
     md, csv_path, tex = table_outputs(MATRIX_TABLE)
-    write_text(md, to_markdown(config, results, hardware_summary(runs)))
+    write_markdown(md, to_markdown(config, results, hardware_summary(runs)))
     write_text(csv_path, to_csv(config, results))
     write_text(tex, to_latex(config, results))
     written = [md, csv_path, tex]

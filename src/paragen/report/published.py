@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.data.corpus import CorpusError, check_aligned, read_lines
 from paragen.metrics.bleu import corpus_bleu
 from paragen.metrics.sari import corpus_sari
@@ -149,6 +150,6 @@ def to_csv(rows: list[Row]) -> str:
 
 def write_published_outputs(mirror: str | Path, stem: str = TABLE_STEM) -> list[Row]:
     rows = score_published_outputs(mirror)
-    write_text(f"{stem}.md", to_markdown(rows, load_spec()))
+    write_markdown(f"{stem}.md", to_markdown(rows, load_spec()))
     write_text(f"{stem}.csv", to_csv(rows))
     return rows

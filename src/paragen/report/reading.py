@@ -157,6 +157,11 @@ def reading_lines(rule: Reading, table: ResultTable, logs: dict[tuple[str, int |
     """One line per trained run of ``table`` whose log (as read for its training outcome) is in ``logs`` (keyed by
     row and seed, the seed None for a row's only run; a run still training is left out of it), e.g. "base
     transformer: test SARI 26.90, not above identity's 27.87: undetermined (...)"."""
+    return [f"{run}: {text}" for run, text in read_runs(rule, table, logs)]
+
+
+def read_runs(rule: Reading, table: ResultTable, logs: dict[tuple[str, int | None], Log]) -> list[tuple[str, str]]:
+    """(the run's row, with its seed where the row has several; its reading) for :func:`reading_lines`."""
     label = metric_label(rule, table)
     floor = table.cells.get((rule.floor, rule.metric))
     floor_score = floor.reproduced if floor is not None else None
@@ -171,5 +176,19 @@ def reading_lines(rule: Reading, table: ResultTable, logs: dict[tuple[str, int |
                 continue
             score = per_seed.get(seed) if seed is not None else (cell.reproduced if cell is not None else None)
             text = read_run(rule, log, outcome, score, floor_score, label, row in collapsing)
-            lines.append(f"{row}{'' if seed is None else f' (seed {seed})'}: {text}")
+            lines.append((f"{row}{'' if seed is None else f' (seed {seed})'}", text))
     return lines
+
+
+def reading_summary(text: str) -> str:
+    """A run's reading (:func:`read_run`'s text) without its figures: the parenthesised detail and the clause
+    placing its best epoch against an earlier cap dropped, its verdicts kept, e.g. "test SARI 26.90, not above
+    identity's 27.87: undetermined" or "...: undetermined; collapses"."""
+    depth, kept = 0, []
+    for ch in text:
+        depth += ch == "("
+        if depth == 0:
+            kept.append(ch)
+        depth -= ch == ")" and depth > 0
+    parts = [" ".join(part.split()) for part in "".join(kept).split(";")]
+    return "; ".join(part for part in parts if part and not part.startswith("best epoch "))

@@ -52,6 +52,8 @@ def to_markdown(table: ResultTable) -> str:
     notes = cell_notes(table)
     lines += ["", table.caption, "", (OWN_LEGEND if table.own else PAPER_LEGEND)
               + (SEEDED_LEGEND if table.seeded else "") + (INTERVAL_LEGEND if table.intervals else "")]
+    if table.findings:
+        lines += ["", FINDINGS_HEADING] + [f"- {f}" for f in table.findings]
     if table.comparisons:
         lines += ["", table.comparisons_heading] \
             + [f"- {c}" for c in table.comparisons]
@@ -81,6 +83,8 @@ def cell_notes(table: ResultTable) -> list[str]:
     return sorted(lines)
 
 
+FINDINGS_HEADING = "Findings (the verdicts of the tests and readings below):"
+"""Opens a table's findings; REPORT.md's summary lifts the lines under it (:mod:`paragen.report.findings`)."""
 PAPER_LEGEND = "Each cell: paper / reproduced (reproduced − paper); — marks a missing number."
 OWN_LEGEND = "Each cell: the score of the row's run on that split; — marks a missing number."
 INTERVAL_LEGEND = (" Where a row has one run and its score resamples rules: ± half the width of the 95 % interval "

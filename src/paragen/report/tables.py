@@ -1,7 +1,7 @@
 """Paper-vs-reproduced tables (their Markdown, CSV and LaTeX renderings: :mod:`paragen.report.render`).
 
 Every cell carries the published number, the reproduced number, their
-difference and, where a number is missing, the reason (DESIGN.md principle 7).
+difference and, where a number is missing, the reason (docs/architecture.md, principle 7).
 Nothing here invents a value: reproduced numbers come only from metric files
 written by ``paragen score``.
 """
@@ -65,6 +65,9 @@ class ResultTable:
     """What the comparison lines are (rule data: :data:`RULE_TESTS_HEADING`)."""
     predictions: list[str] = field(default_factory=list)
     """Rule data: the closest-epoch hypothesis read as a prediction per held-out type (paragen.report.heldout)."""
+    findings: list[str] = field(default_factory=list)
+    """What the table's own tests and readings conclude, one short line each (the verdicts of ``comparisons`` and
+    ``readings``): the first thing under the table, and REPORT.md's findings summary."""
     readings: list[str] = field(default_factory=list)
     """Each trained run read against the floor row by the table's ``reading`` rules (paragen.report.reading)."""
     reading_rules: str = ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.simplification.protocol_cv import cv_csv, cv_markdown, leave_one_out
 from paragen.simplification.report_protocol import read_turk_test
 from paragen.simplification.scoring_variants import (TABLE_STEM, Protocol, from_csv, protocol_grid, rank_by_fit,
@@ -35,6 +36,6 @@ def render_scoring_variants(stem: str = TABLE_STEM) -> list[Protocol]:
     grid = protocol_grid(scored)
     ranked = rank_by_fit(grid)
     cv = leave_one_out(grid)
-    write_text(f"{stem}.md", to_markdown(scored, ranked, sentences, cv_markdown(cv)))
+    write_markdown(f"{stem}.md", to_markdown(scored, ranked, sentences, cv_markdown(cv)))
     write_text(f"{stem}_cv.csv", cv_csv(cv))
     return ranked

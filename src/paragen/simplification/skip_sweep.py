@@ -16,6 +16,7 @@ from typing import Any
 from paragen import artifacts
 from paragen.artifacts import sweep_outputs
 from paragen.atomic import write_text
+from paragen.markdown_text import write_markdown
 from paragen.progress import progress_bar
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.scoring.evaluation import restores_bpe, skip_runs
@@ -180,7 +181,7 @@ def plot_sweep(name: str, results: dict[float, dict[str, list[float]]], path: st
 def write_sweep(config: ParagenConfig, name: str, quiet: bool = False) -> dict[float, dict[str, list[float]]]:
     results = run_sweep(config, name, quiet)
     md, csv_path, png = sweep_outputs(name)
-    write_text(md, to_markdown(name, results, config.systems[name].seed))
+    write_markdown(md, to_markdown(name, results, config.systems[name].seed))
     write_text(csv_path, to_csv(results))
     plot_sweep(name, results, png, paper_point(config, name))
     return results

@@ -196,7 +196,7 @@ def exact_match_by_tag(outputs: list[list[str]], data: ParallelCorpus) -> dict[s
 
 
 def autocast(device: torch.device, enabled: bool) -> torch.autocast:
-    """bf16 mixed precision on CUDA (DESIGN.md "Scale"); a no-op context elsewhere."""
+    """bf16 mixed precision on CUDA (docs/architecture.md, principle 8); a no-op context elsewhere."""
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
 
 

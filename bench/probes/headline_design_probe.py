@@ -1,6 +1,6 @@
 """Probe one design of the headline stand-in: EncDec and EncDec+SPM (one seed) on generated data, in a scratch clone.
 
-    python bench/headline_design_probe.py --scratch /tmp/probe --design '{"duplicate_share": 0.6}'
+    python bench/probes/headline_design_probe.py --scratch /tmp/probe --design '{"duplicate_share": 0.6}'
 
 Clones this repository into ``--scratch`` (your checkout is never touched), overrides the listed parameters of
 ``datasets.headline_small`` in the clone's params.yaml, and runs through snakemake what the two rows need (generate,
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ("results/metrics/hs_encdec.json", "results/metrics/hs_spm.json", "results/metrics/hs_encdec.alignment.json",
            "results/metrics/hs_spm.alignment.json", "results/metrics/hs_spm.vs.hs_encdec.json")
 

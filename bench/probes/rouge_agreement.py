@@ -1,7 +1,7 @@
 """How far rouge-score and the official ROUGE-1.5.5 differ on the same files (SPM's Gigaword ROUGE, issue 11).
 
-Usage: python bench/rouge_agreement.py HYP REF [HYP REF ...]
-       python bench/rouge_agreement.py --mirror ../shared/data   (the Gigaword test files of the local mirror)
+Usage: python bench/probes/rouge_agreement.py HYP REF [HYP REF ...]
+       python bench/probes/rouge_agreement.py --mirror ../shared/data   (the Gigaword test files of the local mirror)
 
 For each pair, ROUGE-1/2/L F1 (x100) from:
   rouge-score          paragen score's default (words, no stemming)

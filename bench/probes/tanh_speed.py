@@ -1,7 +1,7 @@
 """How long torch's CPU kernels take for the additive attention score's tanh, and for what search computes instead.
 
 Usage, from the repository root with the project's .venv active:
-    python bench/tanh_speed.py [--shapes 320x20x128 320x35x128 100x20x128] [--repeats 200]
+    python bench/probes/tanh_speed.py [--shapes 320x20x128 320x35x128 100x20x128] [--repeats 200]
 
 For each shape, (rows, source positions, attention size) as a beam-10 decoder step over 32 sentences makes it,
 one thread: the microseconds of an in-place ``tanh_``, of ``sigmoid_`` alone, and of 2σ(2x) − 1 in place (what

@@ -1,7 +1,7 @@
 """Where a model's exact-match errors on CopyNet's rule data sit: by rule, by filler length, by kind (issue 25).
 
-Usage: python bench/synthetic_errors.py DATA_DIR HYP [HYP ...]
-       e.g. python bench/synthetic_errors.py data/prepared/synthetic_paper runs/synp_copynet/test.hyp
+Usage: python bench/probes/synthetic_errors.py DATA_DIR HYP [HYP ...]
+       e.g. python bench/probes/synthetic_errors.py data/prepared/synthetic_paper runs/synp_copynet/test.hyp
 
 DATA_DIR is a generated dataset (`paragen generate`: test.src, test.tgt, test.rule, generation.json). For each
 output file and rule type it prints the exact match, how the type's rules spread (rules all right, at least

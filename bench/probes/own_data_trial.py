@@ -1,6 +1,6 @@
 """The own-data trial a new user makes, from README.md alone, timed.
 
-Usage: python bench/own_data_trial.py CLONE     (CLONE: a fresh `git clone` of this repository, paragen installed)
+Usage: python bench/probes/own_data_trial.py CLONE     (CLONE: a fresh `git clone` of this repository, paragen installed)
 
 Writes a toy corpus into CLONE/mydata/ (3,000 / 200 / 200 pairs: sources of content and filler words, targets
 that drop the fillers and rewrite 60 content words, a second test reference that only drops the fillers), adds
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from test_local_data import readme_own_data  # noqa: E402  (the README's blocks, parsed once for tests and here)
 

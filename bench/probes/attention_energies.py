@@ -1,6 +1,6 @@
 """A/B of the multiplicative attention score's kernel: ``bmm`` with one query column against a multiply and a sum.
 
-Usage: python bench/attention_energies.py [--passes 8] [--batches 6] [--threads 1]
+Usage: python bench/probes/attention_energies.py [--passes 8] [--batches 6] [--threads 1]
 
 Why: a CPU profile of the anchor's model (``bench/anchor_joeynmt.py``: RNNSearch, GRU, embeddings 150, hidden 300,
 Luong ``general`` attention with input feeding, batches of 64) showed ``bmm`` calls with a single query column

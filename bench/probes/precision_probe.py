@@ -7,9 +7,9 @@ autocast; on the CPU ``training.amp`` does nothing. Training on the CPU with the
 rounding explains the difference: if the probe's validation losses follow the GPU's, it does; if they follow the
 CPU's fp32 run, the difference lies elsewhere (CUDA kernels, the CUDA generator's dropout masks).
 
-    python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir /tmp/probe            # CPU, bf16
-    python bench/precision_probe.py --experiment smini_nmt --epochs 8 --workdir runs_fp32 --device cuda --fp32
-    python bench/precision_probe.py --experiment smini_nmt --epochs 4 --workdir seed2 --device cuda --seed 2
+    python bench/probes/precision_probe.py --experiment smini_nmt --epochs 4 --workdir /tmp/probe            # CPU, bf16
+    python bench/probes/precision_probe.py --experiment smini_nmt --epochs 8 --workdir runs_fp32 --device cuda --fp32
+    python bench/probes/precision_probe.py --experiment smini_nmt --epochs 4 --workdir seed2 --device cuda --seed 2
 
 The models run every recurrence with autocast off (``models/state.py``), so bf16 reaches the same layers on
 either device (embeddings, attention, output projections); the CPU's and the GPU's kernels and dropout masks
