@@ -204,9 +204,9 @@ def _fake_rebuild(monkeypatch, writes: dict[str, dict[str, str]], failures: dict
             write_lines(scratch / path, [text], ending="")
         return table, None
 
-    def parameters(root, name, scratch):
+    def parameters(root, name, scratch, redraw=False):
         (scratch / "report.json").write_text(json.dumps({"table": name}))
-        return rebuild(root, scratch, scratch)
+        return rebuild(root, scratch, scratch, redraw)
 
     monkeypatch.setattr(staleness, "rebuild_table", rebuild)
     monkeypatch.setattr(staleness, "rebuild_parameters", parameters)
@@ -306,8 +306,8 @@ def test_a_failed_rebuild_does_not_stop_the_tables_after_it(tmp_path, monkeypatc
 
 def test_update_writes_back_what_differs_and_the_figures_the_rebuild_drew(tmp_path, monkeypatch):
     """--update: the rebuild draws figures (redraw); the edited CSV, the examples page the committed tree lacks and
-    the figure are written over the committed tree; the equal Markdown is left alone and not listed; a committed
-    file the rebuild does not write stays."""
+    the figure are written over the committed tree and named; the equal Markdown is left alone and not listed; a
+    committed file the rebuild no longer writes is named and removed (the committed tree becomes the rebuild)."""
     t = "results/tables/" + TABLE
     figure = f"results/figures/{TABLE}_valid_curves.png"
     root = _checked_repository(tmp_path, {TABLE: {f"{t}.md": "same\n", f"{t}.csv": "a,1\n", f"{t}.tex": "x\n"}})
@@ -316,6 +316,7 @@ def test_update_writes_back_what_differs_and_the_figures_the_rebuild_drew(tmp_pa
                                         figure: "png"}}, redraws=redraws)
     stale, _ = check_tables(root, update=True)
     assert redraws == {TABLE: True}
-    assert [s.path for s in stale] == [f"{t}.csv", f"{t}_examples.md", figure]
+    assert [s.path for s in stale] == [f"{t}.csv", f"{t}.tex", f"{t}_examples.md", figure]
     assert (root / f"{t}.csv").read_text() == "a,2\n" and (root / f"{t}_examples.md").read_text() == "e\n"
-    assert (root / figure).read_text() == "png" and (root / f"{t}.tex").read_text() == "x\n"
+    assert (root / figure).read_text() == "png" and not (root / f"{t}.tex").exists()
+    assert (root / f"{t}.md").read_text() == "same\n"

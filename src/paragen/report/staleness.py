@@ -182,5 +182,8 @@ def _compare(root: Path, scratch: Path, outputs: tuple[str, ...], update: bool) 
         for figure in sorted((scratch / "results" / "figures").glob("*.png")):
             committed = root / figure.relative_to(scratch)
             if not committed.is_file() or committed.read_bytes() != figure.read_bytes():
+                path = figure.relative_to(scratch).as_posix()
+                stale.append(Stale(path, "redrawn from the kept logs and metrics: differs from the committed figure"
+                                   if committed.is_file() else "the rebuild draws it, but it is not committed"))
                 _take_rebuild(committed, figure)
     return stale
