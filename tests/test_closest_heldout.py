@@ -119,3 +119,22 @@ def test_the_dag_runs_the_prediction_after_the_closest_decode_and_the_report_rea
             "results/metrics/t_encdec.closest_epoch.json"} <= set(stage.deps)
     assert stage.outs == ("results/metrics/t_encdec.heldout.json",)
     assert "results/metrics/t_encdec.heldout.json" in stages["report_copynet_synthetic"].deps
+
+
+def test_the_errors_printed_are_those_of_the_numbers_printed(tmp_path, monkeypatch):
+    """A test score of 63.75 against the paper's 69.4 prints "63.8 vs 69.4": its error is 5.6 (what a reader
+    computes), not 5.7 (|63.75 - 69.4| = 5.65 rounded half up); the selected checkpoint's 75.25 prints as the
+    table's cell 75.3, error 5.9 (not 5.85 -> 5.9 by chance: 30.05 vs 0.0 below prints 30.1, error 30.1 either
+    way); means over the shown errors: (5.6 + 30.1) / 2 = 17.85 -> 17.9, selected (5.9 + 0.0) / 2 = 2.95 -> 3.0."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "metrics").mkdir(parents=True)
+    result = {"row": "Enc-Dec", "epochs_run": 4, "types": {
+        "x->x": {"epoch": 3, "paper": 69.4, "test": 63.75, "error": 5.65, "selected": 75.25, "selected_error": 5.85},
+        "xy->xy": {"epoch": 2, "paper": 0.0, "test": 30.05, "error": 30.05, "selected": 0.0, "selected_error": 0.0}}}
+    Path("results/metrics/t_encdec.heldout.json").write_text(json.dumps(result))
+    (line,) = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
+    assert line == ("Enc-Dec, 4 epochs run: x->x epoch 3: 63.8 vs 69.4, error 5.6 (selected 5.9); xy->xy epoch 2: "
+                    "30.1 vs 0.0, error 30.1 (selected 0.0); mean over 2 types 17.9 (selected 3.0)")
