@@ -40,12 +40,13 @@ NOT_REBUILT_HERE: dict[str, str] = {
     "simplification_scoring_variants.csv": "the scores of every setting on the Turk test: rescoring takes about "
                                            "7 min 20 s of CPU and the Turk files (a download); its .md and _cv.csv "
                                            "are rebuilt from it",
-    "copynet_synthetic_examples.md": "written with the figures from the runs' test outputs (runs/<run>/test.hyp), "
-                                     "which are not committed",
-    "copynet_synthetic_adjacent_examples.md": "as copynet_synthetic_examples.md",
-    "headline_synthetic_examples.md": "as copynet_synthetic_examples.md",
-    "turk_mini_examples.md": "as copynet_synthetic_examples.md",
-    "turk_mini_copy_examples.md": "as copynet_synthetic_examples.md",
+    "copynet_synthetic_examples.json": "the examples page's data, written by the report stage from the runs' test "
+                                       "outputs (runs/<run>/test.hyp, not committed); check-tables renders the "
+                                       "page again from it",
+    "copynet_synthetic_adjacent_examples.json": "as copynet_synthetic_examples.json",
+    "headline_synthetic_examples.json": "as copynet_synthetic_examples.json",
+    "turk_mini_examples.json": "as copynet_synthetic_examples.json",
+    "turk_mini_copy_examples.json": "as copynet_synthetic_examples.json",
     "suite_costs.md": "rebuilt by tests/test_suite_costs.py (bench/suite_costs.py --check, from results/rehearsal/ "
                       "and results/train_speed/)",
     "rehearsal.md": "rebuilt by test_the_rehearsal_table_is_what_its_measurements_give below",
@@ -134,8 +135,10 @@ def test_update_replaces_a_stale_file_by_its_rebuild(tmp_path):
     md.write_text(committed.replace("| Enc-Dec |", "| Enc-Dec (edited) |"), encoding="utf-8")
     (root / "results" / "tables" / "copynet_synthetic_comparisons.csv").unlink()
     stale, _ = check_tables(root, ["copynet_synthetic"], update=True)
-    assert sorted(item.path for item in stale) == ["results/tables/copynet_synthetic.md",
-                                                  "results/tables/copynet_synthetic_comparisons.csv"]
+    assert sorted(item.path for item in stale if not item.path.startswith("results/figures/")) == [
+        "results/tables/copynet_synthetic.md", "results/tables/copynet_synthetic_comparisons.csv"]
+    # the copy holds no figures: each one the rebuild draws is named and written
+    assert all((root / item.path).is_file() for item in stale if item.path.startswith("results/figures/"))
     assert md.read_text(encoding="utf-8") == committed
     assert (root / "results" / "tables" / "copynet_synthetic_comparisons.csv").read_text(encoding="utf-8") == (
         ROOT / "results" / "tables" / "copynet_synthetic_comparisons.csv").read_text(encoding="utf-8")

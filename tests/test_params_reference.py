@@ -65,7 +65,7 @@ def test_rendered_rows_of_a_small_hierarchy():
         "| `inner` | [Inner](#inner) | *required* |  | the main block |",
         "| `pools` | map of str → [Pool](#pool) | `{}` |  |  |",
         "| `pets` | map of str → [Cat](#cat) or [Dog](#dog) | *required* |  |  |",
-        "| `label` | str or null | `null` |  | shown as &lt;label> |",
+        "| `label` | str or null | `null` |  | shown as \\<label> |",
         '## <a id="inner"></a>`inner` (Inner)',
         "A nested block. `inner`: the main block. Also used at `pools.<name>.inner`.",
         "| `inner.depth` | int | `3` | ≥ 1; ≤ 9 | levels below |",

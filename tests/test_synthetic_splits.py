@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
 import paragen.data.synthetic as synthetic
 from paragen.config import SyntheticDataset
 from paragen.data.synthetic import generate

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from paragen.config.runs import SystemConfig
 
 if TYPE_CHECKING:
-    from paragen.config import ParagenConfig
+    from paragen.config.project import ParagenConfig
 
 SOURCE_LABEL = "source (identity)"
 

@@ -12,9 +12,9 @@ from paragen.config.matrix import MatrixConfig
 from paragen.config.datasets import (Evaluation, HeadlineSyntheticDataset, RealDataset, SyntheticDataset, VocabConfig,
                                      _check_real_dataset)
 from paragen.config.models import ModelConfig
-from paragen.config.runs import (DecodingConfig, ExperimentConfig, RuleFileConfig, SystemConfig, TrainingConfig,
-                                 check_systems)
-from paragen.config.tables import Comparison, TableConfig, check_curves
+from paragen.config.cross_checks import check_curves, check_systems
+from paragen.config.runs import DecodingConfig, ExperimentConfig, RuleFileConfig, SystemConfig, TrainingConfig
+from paragen.config.tables import Comparison, TableConfig
 
 
 class ParagenConfig(_Strict):

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, NonNegativeInt, model_validator
 from paragen.config.base import PositiveInt, _Strict, _unique
-from paragen.config.datasets import RealDataset
 from paragen.config.models import ModelConfig, RawFile
 
-if TYPE_CHECKING:
-    from paragen.config.project import ParagenConfig
 
 
 class CriticConfig(_Strict):
@@ -164,34 +161,3 @@ def rules_used(model: ModelConfig, training: TrainingConfig) -> list[str]:
     """Names under ``rules:`` a model and its training need: the DMASS memory's, the critic loss's."""
     return list(dict.fromkeys(name for name in (model.dmass and model.dmass.rules,
                                                 training.critic and training.critic.rules) if name))
-
-
-def check_systems(config: ParagenConfig) -> None:
-    """Systems are named apart from experiments, on a real dataset with a test split, with known rules, and rewrite
-    a known row of the same dataset without a cycle."""
-    clash = sorted(set(config.systems) & set(config.experiments))
-    if clash:
-        raise ValueError(f"systems: {clash} also named under experiments:; a row name must say which it is")
-    for name, system in config.systems.items():
-        dataset = config.datasets.get(system.dataset)
-        if not isinstance(dataset, RealDataset) or "test" not in dataset.splits:
-            real = sorted(n for n, d in config.datasets.items() if isinstance(d, RealDataset) and "test" in d.splits)
-            raise ValueError(f"systems.{name}.dataset: {system.dataset!r} is not a real dataset with a test "
-                             f"split; allowed values: {real}")
-        if system.rules is not None and system.rules not in config.rules:
-            raise ValueError(f"systems.{name}.rules: unknown rules {system.rules!r}; allowed values: "
-                             f"{sorted(config.rules)}")
-        if system.input != "source":
-            if system.input not in config.experiments and system.input not in config.systems:
-                raise ValueError(f"systems.{name}.input: {system.input!r} is neither 'source' nor an experiment "
-                                 f"or system; allowed values: {['source', *sorted(config.experiments), *sorted(config.systems)]}")
-            chain, current = [name], system.input
-            while current not in chain and current in config.systems and config.systems[current].input != "source":
-                chain.append(current)
-                current = config.systems[current].input
-            if current in chain:
-                raise ValueError(f"systems.{name}.input: the inputs form a cycle: " + " -> ".join(chain + [current]))
-            if config.dataset_of(system.input) != system.dataset:
-                raise ValueError(f"systems.{name}.input: {system.input!r} decodes the test set of dataset "
-                                 f"{config.dataset_of(system.input)!r}, not {system.dataset!r} (its segmentation and "
-                                 "references may differ): rewrite an output of the same dataset")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict, _published_file
 
-if TYPE_CHECKING:
-    from paragen.config.project import ParagenConfig
 
 
 class AlignmentFigure(_Strict):
@@ -211,21 +209,3 @@ class TableConfig(_Strict):
     def closest_run(self, label: str) -> str:
         """The experiment whose kept epochs give row ``label``'s closest-epoch row: its own, or ``closest_runs``'."""
         return self.closest_runs.get(label, self.rows[label])
-
-
-def check_curves(config: ParagenConfig) -> None:
-    """A scores table draws its trained rows' validation curves on one axis: the rows select checkpoints by one
-    metric, or every row's training logs one metric in common (``log_metrics``)."""
-    for name, table in config.tables.items():
-        trained = {label: e for label, e in table.rows.items() if e in config.experiments}
-        trainings = {config.experiments[e].training: config.training[config.experiments[e].training]
-                     for e in trained.values()}
-        if table.kind != "scores" or len({t.valid_metric for t in trainings.values()}) < 2:
-            continue
-        logged = [set(t.log_metrics) for t in trainings.values()]
-        if set.intersection(*logged):
-            continue
-        by = ", ".join(f"training.{n}: {t.valid_metric}" for n, t in trainings.items())
-        raise ValueError(f"tables.{name}: its rows select checkpoints by different metrics ({by}), and its "
-                         "validation curves need one metric on one axis: give every one of these trainings the "
-                         "same log_metrics entry (e.g. log_metrics: [bleu] in each), or one valid_metric")
