@@ -6,22 +6,23 @@ both errors' means over the types that have a test score."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 from paragen.artifacts import heldout_path
 from paragen.pipeline.tables import TablePlan
-from paragen.report.rounding import half_up, shown
+from paragen.report.rounding import difference_of_shown, shown
 
 HEADING = ("Closest epoch as a prediction (each type's epoch chosen on validation with that type left out, its test "
            "score against the paper's number; error = |test − paper|, exact-match points, beside the selected "
            "checkpoint's error):")
 
 
-def _error(entry: dict, score: str):
+def _error(entry: dict, score: str) -> Decimal:
     """|shown score − shown paper|: the error a reader computes from the numbers printed (and from the table's cell
     for the selected checkpoint), not the rounding of the unrounded error (63.75 vs 69.4 reads 63.8 vs 69.4, error
     5.6, where |63.75 − 69.4| = 5.65 would print 5.7)."""
-    return abs(half_up(entry[score], 1) - half_up(entry["paper"], 1))
+    return abs(difference_of_shown(entry[score], entry["paper"], 1))
 
 
 def _entry(label: str, entry: dict) -> str:

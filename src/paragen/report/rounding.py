@@ -41,10 +41,15 @@ def shown(value: float | Decimal, decimals: int) -> str:
     return f"{half_up(value, decimals):f}"
 
 
+def difference_of_shown(reproduced: float | Decimal, paper: float | Decimal, decimals: int) -> Decimal:
+    """half_up(reproduced) − half_up(paper): the difference a reader computes from the two numbers shown."""
+    return half_up(reproduced, decimals) - half_up(paper, decimals)
+
+
 def shown_difference(reproduced: float | Decimal, paper: float | Decimal, decimals: int) -> str:
-    """The signed difference of the shown numbers ("+0.1", "-1.0", "+0.0"): half_up(reproduced) − half_up(paper),
-    so it always equals what a reader computes from the cell."""
-    return f"{half_up(reproduced, decimals) - half_up(paper, decimals):+f}"
+    """The signed difference of the shown numbers ("+0.1", "-1.0", "+0.0") (:func:`difference_of_shown`), so it
+    always equals what a reader computes from the cell."""
+    return f"{difference_of_shown(reproduced, paper, decimals):+f}"
 
 
 def versus_text(row: float, baseline: float, detail: str = "", decimals: int = 1) -> str:
