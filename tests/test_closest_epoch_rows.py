@@ -2,6 +2,7 @@
 without the test set, its kept checkpoint decoded and scored as an extra row. Distances are worked by hand from
 CopyNet Table 1's Enc-Dec row (x → ∅ 100, x → x 3.3, x → xx 1.5, xy → x 2.9, xy → xy 0.0)."""
 
+import itertools
 import json
 from pathlib import Path
 
@@ -219,3 +220,21 @@ def test_a_retrain_with_another_seed_or_gpu_count_is_refused():
     with pytest.raises(ConfigError, match=r"differs from the row's experiment t_encdec in \['gpus'\]"):
         _retrain_config(gpus=2)
     assert _retrain_config(seed=1).experiments["t_encdec_again"].seed == 1  # training.tiny.seed is 1: the same seed
+
+
+@pytest.mark.parametrize("nbest,ks", [(1, ["1"]), (3, ["1"]), (5, ["1", "5"]), (10, ["1", "5", "10"])])
+def test_each_score_stage_asks_for_the_top_k_its_decoding_keeps(nbest, ks):
+    """A decode keeping `nbest` hypotheses a line is scored for top-1, -5, -10 only up to `nbest`: both the run's own
+    score stage and its closest epoch's."""
+    import shlex
+
+    from paragen.pipeline.plan import build_plan
+
+    raw = _config().model_dump(exclude_unset=True)
+    raw["decoding"]["beam3"].update(beam_size=max(nbest, 3), nbest=nbest)
+    stages = {s.name: s for s in build_plan(parse_config(raw, "tiny")).stages}
+    for name in ("score_t_encdec", "score_t_encdec_closest"):
+        argv = shlex.split(stages[name].cmd)
+        start = argv.index("--topk") + 1
+        given = list(itertools.takewhile(lambda word: not word.startswith("--"), argv[start:]))
+        assert given == ks, name

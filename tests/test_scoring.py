@@ -44,6 +44,24 @@ def test_score_files_and_cli_json(tmp_path, capsys):
     assert json.loads(out.read_text()) == printed
 
 
+def test_topk_follows_the_nbest_lists_and_refuses_more_than_they_hold(tmp_path):
+    """Worked by hand: line 1 is right at rank 1, line 2 at rank 2, line 3 never (lists of 2): top-1 33.3, top-2
+    66.7. Without --topk the k of 1, 5 and 10 the lists reach are reported: here only 1; asking top-5 of lists of 2
+    (what a top-5 read from a one-hypothesis decode would be: top-1 renamed) is refused, naming the file."""
+    ref = _write(tmp_path / "ref", ["a", "b", "c"])
+    hyp = _write(tmp_path / "hyp", ["a", "x", "y"])
+    nbest = _write(tmp_path / "nbest", [json.dumps({"nbest": n}) for n in (["a", "z"], ["x", "b"], ["y", "q"])])
+    result = score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest)))
+    assert result["overall"] == {"count": 3, "top1": pytest.approx(100 / 3)}
+    result = score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest), topk=[2]))
+    assert result["overall"]["top2"] == pytest.approx(200 / 3)
+    with pytest.raises(CorpusError, match=r"nbest: top-5 asked for .* no line holds more than 2 hypotheses"):
+        score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest), topk=[1, 5]))
+    long = _write(tmp_path / "long", [json.dumps({"nbest": [h] + [f"w{i}" for i in range(9)]}) for h in ("a", "x", "y")])
+    assert set(score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(long)))["overall"]) == {
+        "count", "top1", "top5", "top10"}
+
+
 def test_line_count_mismatch_names_files(tmp_path, capsys):
     ref = _write(tmp_path / "ref", ["a", "b"])
     hyp = _write(tmp_path / "hyp", ["a"])

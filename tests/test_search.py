@@ -236,3 +236,19 @@ def test_early_stopping_waits_for_beam_endings_not_nbest_and_returns_nbest():
                                                         math.log(.1) + math.log(.9) + math.log(.9)])
     assert [h.score for h in hyps] == pytest.approx([(math.log(.6 * .9 * .4)) / 3, (math.log(.1 * .9 * .9)) / 3])
     assert model.steps == 3
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_keeping_fewer_hypotheses_keeps_the_best_one(architecture):
+    """`bound` stops a sentence once no live hypothesis can still enter its n-best; with nbest 1 that is once none
+    can beat the best finished one, so the top-1 is the one a search keeping 4 returns (the beam itself does not
+    depend on nbest). What the rule data's decodes rely on (decisions.md S20): nbest 1 is faster, not different."""
+    vocab = Vocabulary(list(SPECIALS) + ["a", "b", "c"])
+    sources = [["a", "b", "c", "a"], ["b"], ["c", "c", "oov", "a", "b"], ["a", "a"]]
+    model = tiny_model(architecture, len(vocab))
+    options = dict(beam_size=4, max_length=7, length_penalty=1.0, device=torch.device("cpu"), stopping="bound")
+    one = translate(model, sources, vocab, batch_size=4, nbest=1, **options)
+    four = translate(model, sources, vocab, batch_size=4, nbest=4, **options)
+    assert [len(t.nbest) for t in one] == [1] * len(sources)
+    assert [t.nbest[0] for t in one] == [t.nbest[0] for t in four]
+    assert [t.scores[0] for t in one] == pytest.approx([t.scores[0] for t in four], abs=1e-5)

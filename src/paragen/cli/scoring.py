@@ -283,7 +283,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--groups", type=input_file,
                    help="with --tags: one group per line (e.g. the rule, `paragen generate`'s <split>.rule): each "
                    "tag's accuracy gets a 95 %% interval from resampling its groups (top1_ci95)")
-    p.add_argument("--topk", type=int, nargs="+", default=[1, 5, 10], help="k values for top-k accuracy")
+    p.add_argument("--topk", type=int, nargs="+", default=None,
+                   help="k values for top-k accuracy with --nbest (default: 1, 5 and 10 as far as the n-best lists "
+                        "reach; a k beyond them is an error)")
     p.add_argument("--compare", type=input_file,
                    help="a second system's output: paired bootstrap test of --hyp against it")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")

@@ -72,12 +72,24 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train
     stages_.append(Stage(
         name=f"score_{exp}", step="score",
         cmd=shell_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp", f"{run}/test.hyp",
-                     "--nbest", f"{run}/test.nbest.jsonl", "--tags", test_tag, "--groups", test_rule,
-                     "--out", metrics, "--headline", headline),
+                     "--nbest", f"{run}/test.nbest.jsonl", *topk_args(config, exp), "--tags", test_tag,
+                     "--groups", test_rule, "--out", metrics, "--headline", headline),
         deps=(test_tgt, f"{run}/test.hyp", f"{run}/test.nbest.jsonl", test_tag, test_rule),
         outs=(metrics, headline), metrics=(headline,), uncached=(metrics, headline),
     ))
     return stages_
+
+
+TOP_K = (1, 5, 10)
+"""The top-k accuracies a rule-data score reports (CopyNet reports top-1 on rule data, §5.1, and top-10 on STC,
+Table 4), as far as the decoding keeps that many hypotheses."""
+
+
+def topk_args(config: ParagenConfig, experiment: str) -> tuple[str, ...]:
+    """``--topk`` for the score stage: each of :data:`TOP_K` up to the experiment's ``decoding.*.nbest`` (a top-10
+    read from one kept hypothesis would be top-1 under another name)."""
+    nbest = config.decoding[config.experiments[experiment].decoding].nbest
+    return ("--topk", *(str(k) for k in TOP_K if k <= nbest))
 
 
 def train_command(experiment: str, gpus: int) -> str:
@@ -298,8 +310,8 @@ def closest_epoch_stages(config: ParagenConfig, tables: dict[str, TablePlan]) ->
                 result.setdefault(f"score_{run.name}_closest", Stage(
                     name=f"score_{run.name}_closest", step="score",
                     cmd=shell_command("paragen", "score", "--metric", "exact", "--ref", test_tgt, "--hyp",
-                                      decoded[0], "--nbest", decoded[1], "--tags", test_tag, "--groups", test_rule,
-                                      "--out", run.metrics),
+                                      decoded[0], "--nbest", decoded[1], *topk_args(config, run.name), "--tags",
+                                      test_tag, "--groups", test_rule, "--out", run.metrics),
                     deps=(test_tgt, decoded[0], decoded[1], test_tag, test_rule),
                     outs=(run.metrics,), uncached=(run.metrics,)))
                 label = next(r for r in plan.spec.closest_epochs if plan.spec.closest_run(r) == row.name)

@@ -40,7 +40,7 @@ class ScoreRequest:
     nbest: str | None = None
     tags: str | None = None
     groups: str | None = None  # exact match: a group (rule) per line; each tag's accuracy gets a 95 % interval
-    topk: list[int] = field(default_factory=lambda: [1])
+    topk: list[int] | None = None  # None: 1, 5 and 10 as far as the n-best lists reach
     compare: str | None = None
     bootstrap_samples: int = 1000
     seed: int = 12345
@@ -214,7 +214,11 @@ def _exact(request: ScoreRequest, hyps: list[str]):
             if first and first[0] != hyp:
                 raise CorpusError(f"{request.nbest}:{number}: first hypothesis differs from line {number} "
                                   f"of {request.hyp}")
-        ks = sorted(set(request.topk) | {1})
+        longest = max((len(hyps) for hyps in nbest), default=0)
+        ks = sorted(set(request.topk or [k for k in (5, 10) if k <= longest]) | {1})
+        if ks[-1] > max(longest, 1):  # top-1 of an empty list is a miss, not an error
+            raise CorpusError(f"{request.nbest}: top-{ks[-1]} asked for (--topk) but no line holds more than "
+                              f"{longest} hypotheses; decode with nbest >= {ks[-1]} or leave top-{ks[-1]} out")
     tags = read_lines(request.tags) if request.tags is not None else ["all"] * len(refs)
     _aligned(request.refs[0], refs, request.tags or request.refs[0], tags)
     by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)
