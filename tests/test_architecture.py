@@ -18,7 +18,7 @@ MAX_LINES = 400
 
 LAYERS = [
     {"paragen", "paragen.atomic", "paragen.progress", "paragen.safe_yaml", "paragen.text_script",
-     "paragen.figure_style", "paragen.markdown_text"},  # foundation: no paragen imports
+     "paragen.figure_style", "paragen.markdown_text", "paragen.rounding"},  # foundation: no paragen imports
     {"paragen.data", "paragen.metrics"},
     {"paragen.config"},
     {"paragen.artifacts"},

@@ -64,7 +64,7 @@ def test_an_own_table_shows_our_numbers_on_each_split_and_no_paper(tmp_path, mon
         "m_identity": {"experiment": "m_identity", "dataset": "mine", **scores(20.0, 18.0)}})
     lines = md.splitlines()
     assert "| model | valid BLEU | valid SARI | test BLEU | test SARI |" in lines
-    assert "| WEAN | 41.0 | 35.5 | 39.0 | 33.3 |" in lines  # 33.25 -> 33.3: half up (paragen.report.rounding)
+    assert "| WEAN | 41.0 | 35.5 | 39.0 | 33.3 |" in lines  # 33.25 -> 33.3: half up (paragen.rounding)
     assert "| identity | — | — | 20.0 | 18.0 |" in lines  # a system scores test alone
     assert "identity, valid BLEU: not scored on valid (results/metrics/m_identity.json holds the test split alone)" \
         in md

@@ -125,3 +125,13 @@ def test_scoring_variants_writes_the_section_and_the_csv(tmp_path):
     assert [(r["row"], r["metric"]) for r in rows] == [(row, m) for row in ROWS for m in sv.METRICS]
     in_sample = [float(r["in_sample_error"]) for r in rows]
     assert in_sample == pytest.approx(list(ranked[0].numbers.values()), abs=1e-4)
+
+
+def test_the_mean_errors_are_those_of_the_errors_shown():
+    """SARI residuals 0.0216, 0.2466, 0.1657 show as +0.02, +0.25, +0.17, whose mean a reader computes as
+    0.44 / 3 = 0.1467 -> 0.15; the mean of the unrounded ones, 0.4339 / 3 = 0.1446, would print 0.14 beside them.
+    Over all six (BLEU residuals 0): 0.44 / 6 = 0.0733 -> 0.07."""
+    only = _protocol("only", 0.0216, 0.0, 0.2466, 0.0, 0.1657, 0.0)
+    text = "\n".join(cv_markdown(leave_one_out([only])))
+    assert "in-sample 0.07 (SARI 0.15, BLEU 0.00); held-out 0.07 (SARI 0.15, BLEU 0.00)" in text
+    assert "| +0.02 | +0.02 |" in text and "| +0.25 | +0.25 |" in text and "| +0.17 | +0.17 |" in text

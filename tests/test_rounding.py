@@ -5,9 +5,12 @@ minus the shown paper number."""
 
 from decimal import Decimal
 
+import pytest
+
 from paragen.config.papers import Column
 from paragen.report.render import to_csv, to_latex, to_markdown
-from paragen.report.rounding import exact, exact_difference, exact_text, half_up, shown, shown_difference
+from paragen.rounding import (exact, exact_difference, exact_text, half_up, mean_of_shown, shown, shown_difference,
+                              signed, sum_of_shown)
 from paragen.report.tables import Cell, ResultTable
 
 
@@ -100,3 +103,14 @@ def test_a_decimal_stays_as_it_is_and_a_float_becomes_its_shortest_repr():
     A float 0.1 is the decimal 0.1, not its binary value 0.1000000000000000055511151231257827..."""
     assert str(exact(Decimal("0.12345678901234567890"))) == "0.12345678901234567890"
     assert str(exact(0.1)) == "0.1"
+
+
+def test_signed_numbers_sums_and_means_are_those_of_the_numbers_shown():
+    """Half up away from zero, a zero never negative; a sum or mean of shown numbers is what a reader computes from
+    them (0.0216, 0.2466, 0.1657 show as 0.02, 0.25, 0.17: sum 0.44, mean 0.44 / 3; unrounded 0.4339)."""
+    assert [signed(v, 2) for v in (0.25, -0.005, 0.0, -0.004, 8.852)] == ["+0.25", "-0.01", "+0.00", "+0.00", "+8.85"]
+    assert sum_of_shown([0.0216, 0.2466, 0.1657], 2) == Decimal("0.44")
+    assert mean_of_shown([0.0216, 0.2466, 0.1657], 2) == Decimal("0.44") / 3
+    assert shown(mean_of_shown([0.0216, 0.2466, 0.1657], 2), 2) == "0.15"
+    with pytest.raises(ValueError):
+        mean_of_shown([], 2)

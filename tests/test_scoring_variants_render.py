@@ -41,7 +41,7 @@ def test_leave_one_out_section_word_for_word():
         f"| oracle SARI | 37.92 | {a} | yes | 38.22 | +0.30 | +0.30 |",
         f"| oracle BLEU | 91.148 | {b} | no | 95.15 | +4.00 | +0.09 |",
         "",
-        "Mean absolute error over the six numbers: in-sample 0.24 (SARI 0.40, BLEU 0.07); held-out 0.89 (SARI 0.40, "
+        "Mean absolute error over the six numbers (of the errors as shown): in-sample 0.24 (SARI 0.40, BLEU 0.07); held-out 0.89 (SARI 0.40, "
         "BLEU 1.38). Held out, 5 of 6 numbers are given back within tolerance (SARI 0.6, BLEU 0.1); in-sample, "
         "6 of 6.", "")
 
@@ -177,3 +177,14 @@ def test_scores_table_word_for_word():
         "| oracle = .simp sentence | as distributed | .simp | 100.00 | 101.00 | 102.00 | 103.00 |",
         "| oracle = .simp sentence | as distributed | 8 Turk + .simp | 110.00 | 111.00 | 112.00 | 113.00 |",
         ""]
+
+
+def test_the_sum_of_residuals_is_the_sum_of_the_residuals_shown():
+    """Residuals 0.0216, 0.2466, 0.1657 show as +0.02, +0.25, +0.17, which a reader adds to 0.44; the unrounded sum,
+    0.4339, would print 0.43 beside them. The ranking itself still uses the unrounded sum."""
+    implemented = _protocol("I", 0.0216, 0.0, 0.2466, 0.0, 0.1657, 0.0, key=sv.IMPLEMENTED)
+    scored = [_scored("identity", "as distributed", 20.0, 50.0), _scored(sv.ORACLES[1], "as distributed", 40.0, 90.0)]
+    text = sv.to_markdown(scored, [implemented], 7)
+    assert ("| 1 | 6 | 0.44 | text as distributed; SARI SARI.py (sentence mean, per-type ratios) against 8 Turk; BLEU "
+            "tokens as given against .simp; oracle = .simp sentence | identity SARI +0.02, BLEU +0.00; skip (p=.5) "
+            "SARI +0.25, BLEU +0.00; oracle SARI +0.17, BLEU +0.00 |") in text.split("\n")

@@ -1,6 +1,6 @@
 """Caption and setup text of a results table: data scale, model sizes, hardware and wall time, the rows without
 training, pretrained embeddings, metric ceilings, and why a row did not run. A score a reader compares with the
-table's cells (ceilings, a skip row's mean over seeds) is rounded as the cells are (:mod:`paragen.report.rounding`);
+table's cells (ceilings, a skip row's mean over seeds) is rounded as the cells are (:mod:`paragen.rounding`);
 wall times are not scores and keep Python's format."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
 from paragen.models.pretrained import EmbeddingInit
 from paragen.training.train_log import read_log
-from paragen.report.rounding import shown
+from paragen.rounding import shown
 from paragen.training.stopping import SESSIONS_FILE
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from paragen import artifacts
 from paragen.data.synthetic import tag_column
 from paragen.pipeline.tables import TablePlan
-from paragen.report.rounding import shown
+from paragen.rounding import shown
 from paragen.training.closest_epoch import closest_epoch, mean_rows
 from paragen.training.stopping import TrainingOutcome
 from paragen.training.train_log import read_log

@@ -3,7 +3,7 @@
 On rule data the unit is the rule (``clustered`` in the file: lines of one rule succeed or fail together, so
 resampling lines overstates the evidence): the p is the exact sign-flip test's over rules, printed with the
 smallest p the rule count allows, and the line bootstrap's p is not reported (:mod:`paragen.report.rule_tests`).
-Scores and differences are rounded half up (:mod:`paragen.report.rounding`), the difference shown being the shown
+Scores and differences are rounded half up (:mod:`paragen.rounding`), the difference shown being the shown
 scores' difference.
 """
 
@@ -19,7 +19,7 @@ from paragen.config import Comparison, ParagenConfig, TableConfig
 from paragen.config.tables import seed_span
 from paragen.pipeline.tables import ABSENT, TablePlan
 from paragen.metrics.randomization import EXHAUSTIVE_MAX_RULES, INTERVAL_MIN_RULES, MONTE_CARLO_DRAWS
-from paragen.report.rounding import exact_difference, exact_text, versus_text
+from paragen.rounding import exact_difference, exact_text, versus_text
 from paragen.report.rule_tests import NO_EXACT_TEST, has_exact_test, rule_part_text, rule_record
 from paragen.report.sanity import baseline_void
 

@@ -7,7 +7,7 @@ import textwrap
 
 from paragen import figure_style as style
 from paragen.report.matrix import TaskResult, by_cell
-from paragen.report.rounding import shown
+from paragen.rounding import shown
 
 
 def rank_heatmap(results: list[TaskResult], mechanisms: list[str], title: str, path: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from paragen.artifacts import heldout_path
 from paragen.pipeline.tables import TablePlan
-from paragen.report.rounding import difference_of_shown, shown
+from paragen.rounding import difference_of_shown, shown
 
 HEADING = ("Closest epoch as a prediction (each type's epoch chosen on validation with that type left out, its test "
            "score against the paper's number; error = |test − paper|, exact-match points, beside the selected "

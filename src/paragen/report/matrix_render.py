@@ -1,7 +1,7 @@
 """``paragen matrix``: the matrix's Markdown, CSV and LaTeX tables, its generated paragraph and its heat map of
 ranks, from :func:`paragen.report.matrix.matrix_results` (docs/matrix.md says how to read them).
 
-Every difference shown is the shown cell minus the shown baseline (:mod:`paragen.report.rounding`); the CSV keeps
+Every difference shown is the shown cell minus the shown baseline (:mod:`paragen.rounding`); the CSV keeps
 exact values."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from paragen.report.matrix_seeds import OtherSeeds, disagreements, other_seeds
 from paragen.report.provenance import keep
 from paragen.report.matrix import ALPHA, CellResult, TaskResult, by_cell, chance_rate, matrix_results
 from paragen.report.render import latex_escape
-from paragen.report.rounding import exact_difference, exact_text, shown, versus_text
+from paragen.rounding import exact_difference, exact_text, shown, versus_text
 from paragen.report.rule_tests import NO_EXACT_TEST, favour_text, p_with_floor
 
 

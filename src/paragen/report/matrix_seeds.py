@@ -17,7 +17,7 @@ from paragen.artifacts import metrics_path
 from paragen.config import ParagenConfig
 from paragen.config.seeds import replica_name
 from paragen.report.matrix import TaskResult
-from paragen.report.rounding import half_up, shown_difference
+from paragen.rounding import half_up, shown_difference
 from paragen.report.tables import read_metrics
 
 

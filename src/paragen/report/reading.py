@@ -18,7 +18,7 @@ the logs, so the reading in the table is the pipeline's, not an author's. Each r
   ``valid_<metric>`` column) is at most ``at_most`` at every epoch; if not, the first epoch above it is named and,
   with ``earlier_cap``, whether it came after that cap.
 
-Every comparison is made on the logged decimals (:func:`paragen.report.rounding.exact`), so a value exactly at a
+Every comparison is made on the logged decimals (:func:`paragen.rounding.exact`), so a value exactly at a
 threshold is read as the rule says ("more than 1 %", "at most 1 %"), not as its binary neighbour.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from paragen.config.tables import Reading
-from paragen.report.rounding import exact, shown
+from paragen.rounding import exact, shown
 from paragen.report.tables import ResultTable
 from paragen.training.stopping import TrainingOutcome
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from paragen.pipeline.tables import ABSENT
 from paragen.report.heldout import HEADING as HELDOUT_HEADING
-from paragen.report.rounding import exact, exact_difference, exact_text, shown, shown_difference
+from paragen.rounding import exact, exact_difference, exact_text, shown, shown_difference
 
 if TYPE_CHECKING:
     from paragen.report.tables import Cell, Column, ResultTable
@@ -24,7 +24,7 @@ def _num(value: float | None, decimals: int) -> str:
 
 def cell_text(cell: Cell, decimals: int, own: bool) -> str:
     """"paper / reproduced (difference)"; in a table of your own data (``own``) the reproduced number alone. Every
-    number is rounded half up, and the difference is that of the two numbers shown (:mod:`paragen.report.rounding`);
+    number is rounded half up, and the difference is that of the two numbers shown (:mod:`paragen.rounding`);
     an interval's half width is taken exactly from its bounds before rounding."""
     ours = ABSENT if cell.reproduced is None and ABSENT in cell.note else _num(cell.reproduced, decimals)
     if cell.sd is not None:
@@ -97,7 +97,7 @@ def to_csv(table: ResultTable) -> str:
     (``;``-separated, in seed order) and gives ``best_epoch``/``epochs_run``/``hit_epoch_cap`` per seed the same
     way; ``reproduced`` is then the mean. A table of your own data has no ``paper`` and ``difference`` columns.
     Numbers are exact, not rounded (the metrics file's value; ``difference``: reproduced − paper as decimals), so a
-    program reading the CSV can round them as the tables do (:mod:`paragen.report.rounding`)."""
+    program reading the CSV can round them as the tables do (:mod:`paragen.rounding`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     seeded = table.seeded

@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from paragen.metrics.randomization import INTERVAL_MIN_RULES
-from paragen.report.rounding import exact, exact_text, half_up, shown, versus_text
+from paragen.rounding import exact, exact_text, half_up, shown, versus_text
 
 NO_EXACT_TEST = "no exact test (the comparison file predates the sign-flip test over rules: rerun `paragen compare`)"
 

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from paragen.artifacts import metrics_path
 from paragen.config.tables import BaselineSanity
-from paragen.report.rounding import shown
+from paragen.rounding import shown
 from paragen.report.tables import read_metrics
 
 

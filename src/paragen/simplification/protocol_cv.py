@@ -15,8 +15,8 @@ import csv
 import io
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Callable
 
+from paragen.rounding import mean_of_shown, shown, signed
 from paragen.simplification.scoring_variants import (
     METRICS, PUBLISHED, TOLERANCE, Number, Protocol, describe, rank_by_fit, within_tolerance,
 )
@@ -89,8 +89,12 @@ def leave_one_out(grid: list[Protocol]) -> CrossValidation:
                                             for number in in_sample.numbers))
 
 
-def _errors(error: Callable[[str | None], float]) -> str:
-    return f"{error():.2f} (SARI {error('SARI'):.2f}, BLEU {error('BLEU'):.2f})"
+def _errors(residuals: dict[Number, float]) -> str:
+    """Mean |residual| over the six numbers and over each metric's three, from the residuals as the table shows
+    them, so the means are what a reader computes from its rows."""
+    def mean(metric: str | None) -> str:
+        return shown(mean_of_shown((abs(r) for (_, m), r in residuals.items() if metric in (None, m)), 2), 2)
+    return f"{mean(None)} (SARI {mean('SARI')}, BLEU {mean('BLEU')})"
 
 
 def cv_markdown(cv: CrossValidation) -> tuple[str, ...]:
@@ -109,10 +113,11 @@ def cv_markdown(cv: CrossValidation) -> tuple[str, ...]:
              "held-out error | in-sample error |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for h in cv.held_out:
         row, metric = h.number
-        lines.append(f"| {row} {metric} | {h.published} | {describe(h.chosen)} | {'yes' if h.same_as_in_sample else 'no'} | {h.predicted:.2f} | "
-                     f"{h.error:+.2f} | {h.in_sample_error:+.2f} |")
-    lines += ["", f"Mean absolute error over the six numbers: in-sample {_errors(cv.in_sample_error)}; held-out "
-              f"{_errors(cv.held_out_error)}. Held out, {cv.given_back} of 6 numbers are given back within "
+        lines.append(f"| {row} {metric} | {h.published} | {describe(h.chosen)} | {'yes' if h.same_as_in_sample else 'no'} | {shown(h.predicted, 2)} | "
+                     f"{signed(h.error, 2)} | {signed(h.in_sample_error, 2)} |")
+    lines += ["", f"Mean absolute error over the six numbers (of the errors as shown): in-sample "
+              f"{_errors({h.number: h.in_sample_error for h in cv.held_out})}; held-out "
+              f"{_errors({h.number: h.error for h in cv.held_out})}. Held out, {cv.given_back} of 6 numbers are given back within "
               f"tolerance (SARI {TOLERANCE['SARI']}, BLEU {TOLERANCE['BLEU']}); in-sample, "
               f"{cv.in_sample.given_back} of 6.", ""]
     return tuple(lines)

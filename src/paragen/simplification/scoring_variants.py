@@ -31,6 +31,7 @@ from paragen.data.prepare import lowercase_and_strip_specials
 from paragen.metrics.bleu import bleu_metric
 from paragen.metrics.sari import all_statistics, score_from_statistics
 from paragen.metrics.sari_sentence import mean_sentence_sari
+from paragen.rounding import shown, signed, sum_of_shown
 from paragen.simplification import report_protocol
 from paragen.simplification.report_protocol import TurkTest
 from paragen.simplification.systems import skip
@@ -198,7 +199,12 @@ def describe(p: Protocol) -> str:
 
 
 def _residual_text(p: Protocol) -> str:
-    return "; ".join(f"{name} SARI {s:+.2f}, BLEU {b:+.2f}" for name, (s, b) in p.residuals.items())
+    return "; ".join(f"{name} SARI {signed(s, 2)}, BLEU {signed(b, 2)}" for name, (s, b) in p.residuals.items())
+
+
+def _shown_distance(p: Protocol) -> str:
+    """The sum of the |residuals| the row shows (the ranking itself uses the unrounded sum)."""
+    return shown(sum_of_shown((abs(r) for pair in p.residuals.values() for r in pair), 2), 2)
 
 
 def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, more: tuple[str, ...] = ()) -> str:
@@ -222,7 +228,7 @@ def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, mo
                   "no n-gram order has zero matches at corpus level).", ""]
     oracle_bleu = min(((v, s.system, s.text, k) for s in scored if s.system.startswith("oracle")
                        for k, v in s.bleu.items()), key=lambda t: abs(t[0] - PUBLISHED["oracle"][1]))
-    lines += [f"No setting gives the oracle's BLEU {PUBLISHED['oracle'][1]} back: the closest is {oracle_bleu[0]:.2f} "
+    lines += [f"No setting gives the oracle's BLEU {PUBLISHED['oracle'][1]} back: the closest is {shown(oracle_bleu[0], 2)} "
               f"({oracle_bleu[1]}, text {oracle_bleu[2]}, references {oracle_bleu[3][0]}, BLEU {oracle_bleu[3][1]}).",
               ""]
     if rank != 1:
@@ -230,7 +236,7 @@ def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, mo
     lines += ["## The ten best protocols", "", "| rank | numbers given back | sum of abs residuals | protocol | "
               "residuals |", "| --- | --- | --- | --- | --- |"]
     for i, p in enumerate(ranked[:10], 1):
-        lines.append(f"| {i} | {p.given_back} | {p.distance:.2f} | {describe(p)} | {_residual_text(p)} |")
+        lines.append(f"| {i} | {p.given_back} | {_shown_distance(p)} | {describe(p)} | {_residual_text(p)} |")
     lines += ["", *more, "## Every score", ""]
     for metric, forms in (("SARI", SARI_FORMS), ("BLEU", tuple(BLEU_FORMS))):
         header = ["system", "text", "references", *forms]
@@ -238,7 +244,7 @@ def to_markdown(scored: list[Scored], ranked: list[Protocol], test_size: int, mo
         for s in scored:
             values = s.sari if metric == "SARI" else s.bleu
             for refs in REFERENCE_SETS:
-                lines.append("| " + " | ".join([s.system, s.text, refs, *(f"{values[(refs, f)]:.2f}" for f in forms)])
+                lines.append("| " + " | ".join([s.system, s.text, refs, *(shown(values[(refs, f)], 2) for f in forms)])
                              + " |")
         lines.append("")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from paragen.artifacts import sweep_outputs
 from paragen.atomic import write_text
 from paragen.markdown_text import write_markdown
 from paragen.progress import progress_bar
+from paragen.rounding import shown
 from paragen.config import ConfigError, ParagenConfig, RealDataset
 from paragen.scoring.evaluation import restores_bpe, skip_runs
 from paragen.scoring.files import headline
@@ -96,7 +97,7 @@ def to_markdown(name: str, results: dict[float, dict[str, list[float]]], first_s
              "in words only (scores rise as p falls; p = 0 is the identity).", "",
              "| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     for p, scores in results.items():
-        cells = [f"{_mean_sd(scores[m])[0]:.2f} ± {_mean_sd(scores[m])[1]:.2f}" for m in metrics]
+        cells = [f"{shown(_mean_sd(scores[m])[0], 2)} ± {shown(_mean_sd(scores[m])[1], 2)}" for m in metrics]
         lines.append("| " + " | ".join([f"{p:g}", *cells]) + " |")
     lines += ["", TREND_HEADING + " " + trend_text(results)]
     return "\n".join(lines) + "\n"
@@ -116,7 +117,7 @@ def trend(results: dict[float, dict[str, list[float]]], metric: str) -> str:
     peak = max(range(len(means)), key=means.__getitem__)
     if peak == len(means) - 1:
         return f"{label} is highest at the lowest p ({ordered[-1]:g}) but does not rise at every step (agrees overall)"
-    return (f"{label} peaks at p = {ordered[peak]:g} ({means[peak]:.2f}) and falls below it, to {means[-1]:.2f} at "
+    return (f"{label} peaks at p = {ordered[peak]:g} ({shown(means[peak], 2)}) and falls below it, to {shown(means[-1], 2)} at "
             f"p = {ordered[-1]:g} (disagrees for p < {ordered[peak]:g})")
 
 

@@ -19,6 +19,7 @@ where a number is shown to a reader.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Iterable
 
 
 def exact(value: float | Decimal) -> Decimal:
@@ -50,6 +51,25 @@ def shown_difference(reproduced: float | Decimal, paper: float | Decimal, decima
     """The signed difference of the shown numbers ("+0.1", "-1.0", "+0.0") (:func:`difference_of_shown`), so it
     always equals what a reader computes from the cell."""
     return f"{difference_of_shown(reproduced, paper, decimals):+f}"
+
+
+def signed(value: float | Decimal, decimals: int) -> str:
+    """A signed number as shown ("+0.25", "-0.02", "+0.00"): half up, with its sign."""
+    return f"{half_up(value, decimals):+f}"
+
+
+def sum_of_shown(values: Iterable[float | Decimal], decimals: int) -> Decimal:
+    """The sum of the numbers as shown (each half up first): what a reader adds up from a row."""
+    return sum((half_up(v, decimals) for v in values), Decimal(0))
+
+
+def mean_of_shown(values: Iterable[float | Decimal], decimals: int) -> Decimal:
+    """The mean of the numbers as shown (each half up first), exact; show it with :func:`shown`. A mean of
+    unrounded values can differ from the one a reader computes from the row (0.14 against 0.15)."""
+    values = list(values)
+    if not values:
+        raise ValueError("the mean of no numbers")
+    return sum_of_shown(values, decimals) / len(values)
 
 
 def versus_text(row: float, baseline: float, detail: str = "", decimals: int = 1) -> str:
