@@ -54,7 +54,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                         "tests/test_protocol_cv.py", "tests/test_simplification_mutants.py",
                         "tests/test_scoring_variants_render.py", "tests/test_simplification_outputs_sweep.py",
                         "-m", "not e2e"]),
-    "report": (["src/paragen/report/*"],
+    "report": (["src/paragen/report/*", "src/paragen/rounding.py"],
                ["tests/test_report.py", "tests/test_reading.py", "tests/test_own_tables.py",
                 "tests/test_closest_epoch.py", "tests/test_closest_epoch_seeds.py", "tests/test_closest_epoch_rows.py",
                 "tests/test_datasets_table.py", "tests/test_human_eval.py", "tests/test_human_eval_cases.py",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 
 import pytest
 
@@ -66,12 +67,12 @@ def test_held_out_error_exceeds_in_sample_error():
     = 0.0733. Held out: (2.0 + 0.08 + 0.4 + 0.05 + 0.3 + 4.0) / 6 = 6.83 / 6 = 1.1383; SARI (2.0 + 0.4 + 0.3) / 3 =
     0.9, BLEU (0.08 + 0.05 + 4.0) / 3 = 1.3767."""
     cv = leave_one_out(GRID)
-    assert cv.in_sample_error() == pytest.approx(1.42 / 6)
-    assert cv.in_sample_error("SARI") == pytest.approx(0.4)
-    assert cv.in_sample_error("BLEU") == pytest.approx(0.22 / 3)
-    assert cv.held_out_error() == pytest.approx(6.83 / 6)
-    assert cv.held_out_error("SARI") == pytest.approx(0.9)
-    assert cv.held_out_error("BLEU") == pytest.approx(4.13 / 3)
+    assert cv.in_sample_error() == Decimal("1.42") / 6  # exact: the residuals are shown to 2 decimals already
+    assert cv.in_sample_error("SARI") == Decimal("0.4")
+    assert cv.in_sample_error("BLEU") == Decimal("0.22") / 3
+    assert cv.held_out_error() == Decimal("6.83") / 6
+    assert cv.held_out_error("SARI") == Decimal("0.9")
+    assert cv.held_out_error("BLEU") == Decimal("4.13") / 3
     assert cv.held_out_error() > cv.in_sample_error()
 
 
@@ -80,13 +81,13 @@ def test_summaries_are_the_means_of_the_listed_errors():
     rows = list(csv.DictReader(io.StringIO(cv_csv(cv))))
     assert len(rows) == 6
     listed = [abs(float(r["held_out_error"])) for r in rows]
-    assert cv.held_out_error() == pytest.approx(sum(listed) / 6, abs=1e-4)
+    assert float(cv.held_out_error()) == pytest.approx(sum(listed) / 6, abs=1e-4)
     for metric in ("SARI", "BLEU"):
         mine = [abs(float(r["held_out_error"])) for r in rows if r["metric"] == metric]
-        assert cv.held_out_error(metric) == pytest.approx(sum(mine) / 3, abs=1e-4)
+        assert float(cv.held_out_error(metric)) == pytest.approx(sum(mine) / 3, abs=1e-4)
         in_sample = [abs(float(r["in_sample_error"])) for r in rows if r["metric"] == metric]
-        assert cv.in_sample_error(metric) == pytest.approx(sum(in_sample) / 3, abs=1e-4)
-    assert cv.in_sample_error() == pytest.approx(sum(abs(float(r["in_sample_error"])) for r in rows) / 6, abs=1e-4)
+        assert float(cv.in_sample_error(metric)) == pytest.approx(sum(in_sample) / 3, abs=1e-4)
+    assert float(cv.in_sample_error()) == pytest.approx(sum(abs(float(r["in_sample_error"])) for r in rows) / 6, abs=1e-4)
     assert sum(r["given_back"] == "True" for r in rows) == cv.given_back
     text = "\n".join(cv_markdown(cv))
     assert text.startswith("## Leave-one-out: the protocol chosen without the number it predicts")

@@ -57,6 +57,11 @@ def test_topk_follows_the_nbest_lists_and_refuses_more_than_they_hold(tmp_path):
     assert result["overall"]["top2"] == pytest.approx(200 / 3)
     with pytest.raises(CorpusError, match=r"nbest: top-5 asked for .* no line holds more than 2 hypotheses"):
         score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(nbest), topk=[1, 5]))
+    with pytest.raises(CorpusError, match=r"top-5 asked for \(--topk\) without --nbest: .*hyp holds one hypothesis"):
+        score(ScoreRequest("exact", str(hyp), [str(ref)], topk=[1, 5]))
+    with pytest.raises(CorpusError, match=r"no line holds more than 1 hypothesis;"):
+        score(ScoreRequest("exact", str(hyp), [str(ref)], topk=[1, 5],
+                           nbest=str(_write(tmp_path / "one", [json.dumps({"nbest": [h]}) for h in "axy"]))))
     long = _write(tmp_path / "long", [json.dumps({"nbest": [h] + [f"w{i}" for i in range(9)]}) for h in ("a", "x", "y")])
     assert set(score(ScoreRequest("exact", str(hyp), [str(ref)], nbest=str(long)))["overall"]) == {
         "count", "top1", "top5", "top10"}

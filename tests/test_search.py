@@ -238,17 +238,38 @@ def test_early_stopping_waits_for_beam_endings_not_nbest_and_returns_nbest():
     assert model.steps == 3
 
 
+class _CountedRows:
+    """Counts the hypothesis rows each search step feeds the model (sentences leave the batch once done)."""
+
+    def __init__(self, model):
+        self.model, self.rows = model, 0
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+    def step(self, tokens, state, encoded):
+        self.rows += tokens.size(0)
+        return self.model.step(tokens, state, encoded)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
-def test_keeping_fewer_hypotheses_keeps_the_best_one(architecture):
+def test_keeping_fewer_hypotheses_keeps_the_best_one(architecture, alpha):
     """`bound` stops a sentence once no live hypothesis can still enter its n-best; with nbest 1 that is once none
     can beat the best finished one, so the top-1 is the one a search keeping 4 returns (the beam itself does not
-    depend on nbest). What the rule data's decodes rely on (decisions.md S20): nbest 1 is faster, not different."""
+    depend on nbest), while sentences leave the batch sooner. What the rule data's decodes rely on (decisions.md
+    S20). Without a length penalty these untrained models stop early with nbest 1 (fewer rows stepped), which
+    exercises the batch-leaving path; CopyNet's and the length-normalised searches run to max_length either way."""
     vocab = Vocabulary(list(SPECIALS) + ["a", "b", "c"])
     sources = [["a", "b", "c", "a"], ["b"], ["c", "c", "oov", "a", "b"], ["a", "a"]]
     model = tiny_model(architecture, len(vocab))
-    options = dict(beam_size=4, max_length=7, length_penalty=1.0, device=torch.device("cpu"), stopping="bound")
-    one = translate(model, sources, vocab, batch_size=4, nbest=1, **options)
-    four = translate(model, sources, vocab, batch_size=4, nbest=4, **options)
+    options = dict(beam_size=4, max_length=7, length_penalty=alpha, device=torch.device("cpu"), stopping="bound")
+    one_model, four_model = _CountedRows(model), _CountedRows(model)
+    one = translate(one_model, sources, vocab, batch_size=4, nbest=1, **options)
+    four = translate(four_model, sources, vocab, batch_size=4, nbest=4, **options)
     assert [len(t.nbest) for t in one] == [1] * len(sources)
     assert [t.nbest[0] for t in one] == [t.nbest[0] for t in four]
     assert [t.scores[0] for t in one] == pytest.approx([t.scores[0] for t in four], abs=1e-5)
+    assert one_model.rows <= four_model.rows
+    if alpha == 0.0 and architecture != "copynet":
+        assert one_model.rows < four_model.rows

@@ -14,6 +14,7 @@ from paragen import artifacts
 from paragen.atomic import write_json
 from paragen.cli.args import input_dir, input_file, named_input_file, output_file, positive_int
 from paragen.cli.common import Commands, load_params, named_files, known_experiment
+from paragen.metrics.exact import TOP_K
 from paragen.config import ConfigError, ParagenConfig
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.data.registry import default_mirror
@@ -284,8 +285,8 @@ def register(commands: Commands) -> None:
                    help="with --tags: one group per line (e.g. the rule, `paragen generate`'s <split>.rule): each "
                    "tag's accuracy gets a 95 %% interval from resampling its groups (top1_ci95)")
     p.add_argument("--topk", type=int, nargs="+", default=None,
-                   help="k values for top-k accuracy with --nbest (default: 1, 5 and 10 as far as the n-best lists "
-                        "reach; a k beyond them is an error)")
+                   help="k values for top-k accuracy with --nbest (default: "
+                        f"{', '.join(map(str, TOP_K))} as far as the n-best lists reach; a k beyond them is an error)")
     p.add_argument("--compare", type=input_file,
                    help="a second system's output: paired bootstrap test of --hyp against it")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")

@@ -81,7 +81,8 @@ class DecodingConfig(_Strict):
     length_penalty: Annotated[float, Field(ge=0.0)] = Field(
         1.0, description="score / length**alpha; 0 disables length normalisation"
     )
-    nbest: PositiveInt = Field(10, description="outputs kept per sentence, best first (scores read the first)")
+    nbest: PositiveInt = Field(10, description="outputs kept per sentence, best first: scores read the first, and rule data's top-5 and "
+                            "top-10 are reported only where this keeps that many")
     batch_size: PositiveInt = Field(32, description="sentences decoded together")
     threads: PositiveInt | None = Field(None, description="torch CPU threads; default: all")
     stopping: Literal["early", "bound", "shrinking"] = Field(

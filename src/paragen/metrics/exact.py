@@ -12,6 +12,10 @@ from typing import Sequence
 
 Tokens = Sequence[str]
 
+TOP_K = (1, 5, 10)
+"""The top-k accuracies a rule-data score reports by default (CopyNet reports top-1 on rule data, §5.1, and top-10
+on STC, Table 4), as far as the n-best lists reach: a top-10 read from one kept hypothesis would be top-1 renamed."""
+
 
 def exact_match(hypotheses: Sequence[Tokens], references: Sequence[Tokens]) -> float:
     """Percentage of hypotheses identical to their reference."""

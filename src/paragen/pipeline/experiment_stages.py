@@ -11,6 +11,7 @@ from paragen.artifacts import (alignment_matrices_path, attention_trace_path, al
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset, TableConfig
 from paragen.config.matrix import model_params
 from paragen.config.seeds import same_seed_run
+from paragen.metrics.exact import TOP_K
 from paragen.pipeline.data_stages import experiment_rules, fetch_scopes, rule_markers
 from paragen.pipeline.report_items import sweep_items
 from paragen.pipeline.resources import decode_resources, train_resources
@@ -80,14 +81,9 @@ def experiment_stages(config: ParagenConfig, exp: str, traced: str | None, train
     return stages_
 
 
-TOP_K = (1, 5, 10)
-"""The top-k accuracies a rule-data score reports (CopyNet reports top-1 on rule data, §5.1, and top-10 on STC,
-Table 4), as far as the decoding keeps that many hypotheses."""
-
-
 def topk_args(config: ParagenConfig, experiment: str) -> tuple[str, ...]:
-    """``--topk`` for the score stage: each of :data:`TOP_K` up to the experiment's ``decoding.*.nbest`` (a top-10
-    read from one kept hypothesis would be top-1 under another name)."""
+    """``--topk`` for the score stage: each of :data:`~paragen.metrics.exact.TOP_K` up to the experiment's
+    ``decoding.*.nbest``."""
     nbest = config.decoding[config.experiments[experiment].decoding].nbest
     return ("--topk", *(str(k) for k in TOP_K if k <= nbest))
 

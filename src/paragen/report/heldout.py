@@ -11,7 +11,7 @@ from pathlib import Path
 
 from paragen.artifacts import heldout_path
 from paragen.pipeline.tables import TablePlan
-from paragen.rounding import difference_of_shown, shown
+from paragen.rounding import difference_of_shown, mean_of_shown, shown
 
 HEADING = ("Closest epoch as a prediction (each type's epoch chosen on validation with that type left out, its test "
            "score against the paper's number; error = |test − paper|, exact-match points, beside the selected "
@@ -50,7 +50,7 @@ def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> list[str]:
             parts = "; ".join(_entry(labels.get(key, key), entry) for key, entry in types.items())
             mean = "" if not tested else (
                 f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
-                f"{shown(sum(_error(e, 'test') for e in tested) / len(tested), 1)} "
-                f"(selected {shown(sum(_error(e, 'selected') for e in tested) / len(tested), 1)})")
+                f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
+                f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
             lines.append(f"{result['row']}{seed}, {result['epochs_run']} epochs run: {parts}{mean}")
     return lines

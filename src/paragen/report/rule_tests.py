@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from paragen.metrics.randomization import INTERVAL_MIN_RULES
-from paragen.rounding import exact, exact_text, half_up, shown, versus_text
+from paragen.rounding import exact, exact_text, shown, signed, versus_text
 
 NO_EXACT_TEST = "no exact test (the comparison file predates the sign-flip test over rules: rerun `paragen compare`)"
 
@@ -68,7 +68,7 @@ def spread_text(test: dict[str, Any]) -> str:
         return f"; difference 95 % interval {shown(low, 1)} to {shown(high, 1)}, {rules} rules"
     if not has_exact_test(test):
         return f"; {rules} rule{'s' if rules != 1 else ''}"
-    return "; per rule " + ", ".join(f"{half_up(d, 1):+f}" for d in test["rule_differences"])
+    return "; per rule " + ", ".join(signed(d, 1) for d in test["rule_differences"])
 
 
 def rule_part_text(test: dict[str, Any], label: str, row: str, baseline: str) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 
 from paragen.data.corpus import MAX_LINE_CHARS, CorpusError, check_aligned, read_lines
 from paragen.metrics.bootstrap import ScoreFn, paired_bootstrap
-from paragen.metrics.exact import accuracy_by_tag
+from paragen.metrics.exact import TOP_K, accuracy_by_tag
 from paragen.text_script import CJK_THRESHOLD, cjk_share, unit_by_script
 
 METRICS = ("bleu", "sari", "rouge", "exact", "oddgen")
@@ -207,6 +207,9 @@ def _exact(request: ScoreRequest, hyps: list[str]):
     refs = _read_references(request, hyps)[0]
     nbest = [[h] for h in hyps]
     ks = [1]
+    if request.nbest is None and request.topk and max(request.topk) > 1:
+        raise CorpusError(f"top-{max(request.topk)} asked for (--topk) without --nbest: {request.hyp} holds one "
+                          "hypothesis a line")
     if request.nbest is not None:
         nbest = read_nbest(request.nbest)
         _aligned(request.refs[0], refs, request.nbest, nbest)
@@ -215,10 +218,11 @@ def _exact(request: ScoreRequest, hyps: list[str]):
                 raise CorpusError(f"{request.nbest}:{number}: first hypothesis differs from line {number} "
                                   f"of {request.hyp}")
         longest = max((len(hyps) for hyps in nbest), default=0)
-        ks = sorted(set(request.topk or [k for k in (5, 10) if k <= longest]) | {1})
+        ks = sorted(set(request.topk or [k for k in TOP_K if k <= longest]) | {1})
         if ks[-1] > max(longest, 1):  # top-1 of an empty list is a miss, not an error
+            held = f"{longest} hypothesis" if longest == 1 else f"{longest} hypotheses"
             raise CorpusError(f"{request.nbest}: top-{ks[-1]} asked for (--topk) but no line holds more than "
-                              f"{longest} hypotheses; decode with nbest >= {ks[-1]} or leave top-{ks[-1]} out")
+                              f"{held}; decode with nbest >= {ks[-1]} or leave top-{ks[-1]} out")
     tags = read_lines(request.tags) if request.tags is not None else ["all"] * len(refs)
     _aligned(request.refs[0], refs, request.tags or request.refs[0], tags)
     by_tag = accuracy_by_tag([[h.split() for h in n] for n in nbest], [r.split() for r in refs], tags, ks)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from statistics import fmean
+from decimal import Decimal
+from typing import Callable
 
 from paragen.rounding import mean_of_shown, shown, signed
 from paragen.simplification.scoring_variants import (
@@ -65,13 +66,14 @@ class CrossValidation:
     held_out: tuple[HeldOut, ...]
     """One per published number, in the table's order (identity SARI, identity BLEU, skip SARI, ...)."""
 
-    def in_sample_error(self, metric: str | None = None) -> float:
-        """Mean |residual| of the in-sample protocol over the six numbers (or over one metric's three)."""
-        return fmean(abs(r) for (_, m), r in self.in_sample.numbers.items() if metric in (None, m))
+    def in_sample_error(self, metric: str | None = None) -> Decimal:
+        """Mean |residual| of the in-sample protocol over the six numbers (or over one metric's three), of the
+        residuals as the table shows them (2 decimals), so it is the mean a reader computes from the rows."""
+        return mean_of_shown((abs(r) for (_, m), r in self.in_sample.numbers.items() if metric in (None, m)), 2)
 
-    def held_out_error(self, metric: str | None = None) -> float:
-        """Mean |held-out error| over the six numbers (or over one metric's three)."""
-        return fmean(abs(h.error) for h in self.held_out if metric in (None, h.number[1]))
+    def held_out_error(self, metric: str | None = None) -> Decimal:
+        """Mean |held-out error| over the six numbers (or over one metric's three), as shown (see above)."""
+        return mean_of_shown((abs(h.error) for h in self.held_out if metric in (None, h.number[1])), 2)
 
     @property
     def given_back(self) -> int:
@@ -89,12 +91,8 @@ def leave_one_out(grid: list[Protocol]) -> CrossValidation:
                                             for number in in_sample.numbers))
 
 
-def _errors(residuals: dict[Number, float]) -> str:
-    """Mean |residual| over the six numbers and over each metric's three, from the residuals as the table shows
-    them, so the means are what a reader computes from its rows."""
-    def mean(metric: str | None) -> str:
-        return shown(mean_of_shown((abs(r) for (_, m), r in residuals.items() if metric in (None, m)), 2), 2)
-    return f"{mean(None)} (SARI {mean('SARI')}, BLEU {mean('BLEU')})"
+def _errors(error: Callable[[str | None], Decimal]) -> str:
+    return f"{shown(error(None), 2)} (SARI {shown(error('SARI'), 2)}, BLEU {shown(error('BLEU'), 2)})"
 
 
 def cv_markdown(cv: CrossValidation) -> tuple[str, ...]:
@@ -116,8 +114,7 @@ def cv_markdown(cv: CrossValidation) -> tuple[str, ...]:
         lines.append(f"| {row} {metric} | {h.published} | {describe(h.chosen)} | {'yes' if h.same_as_in_sample else 'no'} | {shown(h.predicted, 2)} | "
                      f"{signed(h.error, 2)} | {signed(h.in_sample_error, 2)} |")
     lines += ["", f"Mean absolute error over the six numbers (of the errors as shown): in-sample "
-              f"{_errors({h.number: h.in_sample_error for h in cv.held_out})}; held-out "
-              f"{_errors({h.number: h.error for h in cv.held_out})}. Held out, {cv.given_back} of 6 numbers are given back within "
+              f"{_errors(cv.in_sample_error)}; held-out {_errors(cv.held_out_error)}. Held out, {cv.given_back} of 6 numbers are given back within "
               f"tolerance (SARI {TOLERANCE['SARI']}, BLEU {TOLERANCE['BLEU']}); in-sample, "
               f"{cv.in_sample.given_back} of 6.", ""]
     return tuple(lines)
