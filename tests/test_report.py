@@ -323,6 +323,7 @@ def test_latex_escapes_what_latex_would_misread():
     assert latex_escape("a_b & 5% #1 $x {y}") == r"a\_b \& 5\% \#1 \$x \{y\}"
     assert latex_escape("~^\\") == r"\textasciitilde{}\textasciicircum{}\textbackslash{}"
     assert latex_escape("§5.5") == r"\S{}5.5"
+    assert latex_escape("p ≤ 0.001") == r"p $\leq$ 0.001"  # a bootstrap p at its resolution (report.comparisons)
 
 
 def test_a_latex_table_with_special_characters_compiles(tmp_path):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from paragen.config import TableConfig
 from paragen.config.papers import STUDIES, PaperTable
+from paragen.metrics.randomization import EXHAUSTIVE_MAX_RULES, INTERVAL_MIN_RULES
 
 DATASETS_CATEGORY = "Datasets (all papers)"
 """The datasets table describes the data of every paper at once."""
@@ -181,10 +182,10 @@ def comparisons_item(table: TableConfig, path: str) -> ReportItem:
     """The table's paired tests, one CSV line each (the lines under its markdown, as numbers)."""
     return ReportItem(path, study_category(table), table.title, (
         f"{_sentence(table.title)} The paired tests of the table's comparisons, one line per test (CSV file): each "
-        "seed and split; on rule data all types and each rule type by the exact sign-flip test over rules (p, the "
-        "p of the other direction, the smallest p the rule count allows, the per-rule differences, and the "
-        "rule-resampling interval from 20 rules on), elsewhere the paired bootstrap over sentences (p and "
-        "resamples); scores and difference."))
+        "seed and split; on rule data all types and each rule type by the sign-flip test over rules (exact up to "
+        f"{EXHAUSTIVE_MAX_RULES} rules; p, the p of the other direction, the smallest p the rule count allows, the "
+        f"per-rule differences, and the rule-resampling interval from {INTERVAL_MIN_RULES} rules on), elsewhere the "
+        "paired bootstrap over sentences (p and resamples); scores and difference."))
 
 
 def scoring_variants_items(table: TableConfig, paths: tuple[str, ...]) -> tuple[ReportItem, ...]:

@@ -1,7 +1,8 @@
 """The lines under a table that report its paired tests (``paragen compare``'s files), seed by seed.
 
 On rule data the unit is the rule (``clustered`` in the file: lines of one rule succeed or fail together, so
-resampling lines overstates the evidence): the p is the exact sign-flip test's over rules, printed with the
+resampling lines overstates the evidence): the p is the sign-flip test's over rules (exact up to
+``EXHAUSTIVE_MAX_RULES`` rules, seeded Monte Carlo beyond), printed with the
 smallest p the rule count allows, and the line bootstrap's p is not reported (:mod:`paragen.report.rule_tests`).
 Scores and differences are rounded half up (:mod:`paragen.rounding`), the difference shown being the shown
 scores' difference.
@@ -28,8 +29,10 @@ METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2"
 
 
 def p_text(p_value: float, samples: int) -> str:
-    """A bootstrap p-value; 0 of ``samples`` resamples reads as below their resolution, not as zero."""
-    return f"p < {1 / samples:.3g}" if p_value == 0 else f"p = {p_value:.3f}"
+    """A bootstrap p-value. None of ``samples`` resamples against the row is the smallest p the resampling can
+    show, so it reads "p ≤ 1/samples" with the count, never a p below that resolution ("p < 0.001" from 1,000
+    resamples claims what they cannot show)."""
+    return f"p ≤ {1 / samples:.3g} (0 of {samples:,} resamples)" if p_value == 0 else f"p = {p_value:.3f}"
 
 
 def scores_text(test: dict, detail: str = "") -> str:
@@ -65,7 +68,7 @@ def rules_method(row: str, baseline: str, samples: int) -> str:
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
                     runs: tuple[tuple[str, str, int], ...], block: str, labels: dict[str, str] | None,
                     rule_data: bool, judged: bool, short: bool = False) -> str:
-    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p < 0.001; ..."
+    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p ≤ 0.001 (0 of 1,000 resamples); ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
     has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
     ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged; ``judged``: the runs
@@ -117,7 +120,7 @@ def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Compa
 
 def short_body(metric: str, overall: dict[str, list[str]], rules: bool, rule_data: bool) -> str:
     """The short form's tests: per split, what was resampled and each seed's overall test."""
-    unit = "exact sign-flip test over rules" if rules else \
+    unit = "sign-flip test over rules" if rules else \
         "lines resampled, not rules: this p overstates the evidence" if rule_data else "sentences resampled"
     return " | ".join(f"{metric} on {split} ({unit}): " + "; ".join(texts) for split, texts in overall.items())
 

@@ -18,6 +18,7 @@ from paragen.config.matrix import METRIC_LABELS, declared_by_matrix
 from paragen.report.units import metric_unit
 from paragen.report.captions import hardware_summary
 from paragen.report.comparisons import p_text
+from paragen.metrics.randomization import EXHAUSTIVE_MAX_RULES, MONTE_CARLO_DRAWS
 from paragen.report.matrix_seeds import OtherSeeds, disagreements, other_seeds
 from paragen.report.provenance import keep
 from paragen.report.matrix import ALPHA, CellResult, TaskResult, by_cell, chance_rate, matrix_results
@@ -146,8 +147,8 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str,
     over = (f"mean ± sd over seeds {', '.join(map(str, matrix.seeds))}" if seeds > 1 else f"seed {matrix.seeds[0]}")
     lines += ["", f"Each cell: the task's main metric on its test set ({metrics}), {over}; its rank within the task "
               "(1 = best; a void column is not ranked); and the paired test against the task's baseline (on rule data "
-              "the exact sign-flip test over rules, elsewhere the paired bootstrap): better / worse / no difference "
-              "shown, by a rule fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
+              f"the sign-flip test over rules, exact up to {EXHAUSTIVE_MAX_RULES} rules and {MONTE_CARLO_DRAWS:,} seeded "
+              "draws beyond, elsewhere the paired bootstrap): better / worse / no difference shown, by a rule fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
               f"while still improving is possibly under-trained and gets no verdict against it (X15). Units: {units}."
               f"{hardware}",
               "", "## Reading", "", paragraph(config, results, found), "", "## Paired tests", "",

@@ -133,7 +133,8 @@ def _csv_difference(cell: Cell) -> str:
 _LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
                   "<": r"\textless{}", ">": r"\textgreater{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
                   "\\": r"\textbackslash{}", "→": r"$\rightarrow$", "∅": r"$\emptyset$", "−": "-",
-                  "×": r"$\times$", "—": "--", "±": r"$\pm$", "§": r"\S{}", "–": "--"}
+                  "×": r"$\times$", "—": "--", "±": r"$\pm$", "§": r"\S{}", "–": "--",
+                  "≤": r"$\leq$"}
 """Characters LaTeX would read as commands or print as other glyphs (OT1 prints < and > as ¡ and ¿)."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from paragen.metrics.randomization import EXHAUSTIVE_MAX_RULES, MONTE_CARLO_DRAWS
 from paragen.config.matrix import METRIC_PATHS
 from paragen.config.papers import Column, PaperTable
 from paragen.training.stopping import TrainingOutcome
@@ -96,7 +97,8 @@ class ResultTable:
         return any(cell.per_seed for cell in self.cells.values())
 
 
-RULE_TESTS_HEADING = "Paired tests of the paper's comparisons, by rule (exact sign-flip tests over the test rules):"
+RULE_TESTS_HEADING = ("Paired tests of the paper's comparisons, by rule (sign-flip tests over the test rules: exact up to "
+                      f"{EXHAUSTIVE_MAX_RULES} rules, {MONTE_CARLO_DRAWS:,} seeded draws beyond):")
 
 
 def _at(metrics: dict[str, Any] | None, path: str) -> Any:
