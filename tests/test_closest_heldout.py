@@ -101,7 +101,7 @@ def test_a_checkpoint_that_is_not_here_is_recorded_as_missing_and_the_line_says_
     assert result["types"]["x->x"]["missing"] == "the run's epoch weights were not kept, or not copied to this machine"
     assert "test" not in result["types"]["x->x"] and result["decoded_epochs"] == []
     Path("results/metrics/t_encdec.heldout.json").write_text(json.dumps(result))
-    (line,) = heldout_lines(table_plan(config, "copynet_synthetic"), {"x->x": "x → x"})
+    line, validation = heldout_lines(table_plan(config, "copynet_synthetic"), {"x->x": "x → x"})
     assert line.startswith("Enc-Dec, 4 epochs run: x->0 epoch 2: 100.0 vs 100.0, error 0.0 (selected 0.0); x → x "
                            "epoch 4: not decoded (runs/t_encdec/epochs/epoch4.pt is not here); x->xx epoch 2: 1.0 vs 1.5, error 0.5")
     assert line.endswith("xy->xy epoch 2: 2.0 vs 0.0, error 2.0 (selected 30.0); mean over 4 types 0.7 (selected "
@@ -135,6 +135,65 @@ def test_the_errors_printed_are_those_of_the_numbers_printed(tmp_path, monkeypat
         "x->x": {"epoch": 3, "paper": 69.4, "test": 63.75, "error": 5.65, "selected": 75.25, "selected_error": 5.85},
         "xy->xy": {"epoch": 2, "paper": 0.0, "test": 30.05, "error": 30.05, "selected": 0.0, "selected_error": 0.0}}}
     Path("results/metrics/t_encdec.heldout.json").write_text(json.dumps(result))
-    (line,) = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
+    line, validation = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
+    assert validation == "Enc-Dec on validation: not yet run (runs/t_encdec/train_log.csv missing)"
     assert line == ("Enc-Dec, 4 epochs run: x->x epoch 3: 63.8 vs 69.4, error 5.6 (selected 5.9); xy->xy epoch 2: "
                     "30.1 vs 0.0, error 30.1 (selected 0.0); mean over 2 types 17.9 (selected 3.0)")
+
+
+def test_the_prediction_on_validation_reads_the_left_out_column_at_the_epoch_chosen_without_it():
+    """Three columns, paper a 50, b 20, c 80; epochs 1-3 (a, b, c) = (10, 0, 60), (45, 15, 70), (52, 40, 79),
+    selected epoch 3. a left out, on b and c: epoch 1 (20 + 20) / 2 = 20, epoch 2 (5 + 10) / 2 = 7.5, epoch 3
+    (20 + 1) / 2 = 10.5 -> epoch 2, a's validation 45 (selected 52). b left out, on a and c: 30, 7.5, (2 + 1) / 2
+    = 1.5 -> epoch 3, b's 40 (selected 40). c left out, on a and b: 30, 5, 11 -> epoch 2, c's 70 (selected 79)."""
+    from paragen.training.closest_epoch import ValidationPrediction, held_out_on_validation
+
+    rows = [{"epoch": 1, "va": 10, "vb": 0, "vc": 60}, {"epoch": 2, "va": 45, "vb": 15, "vc": 70},
+            {"epoch": 3, "va": 52, "vb": 40, "vc": 79}]
+    found = held_out_on_validation(rows, {"a": 50, "b": 20, "c": 80}, {"a": "va", "b": "vb", "c": "vc"}, 3)
+    assert found == {"a": ValidationPrediction(2, 45, 52, 50), "b": ValidationPrediction(3, 40, 40, 20),
+                     "c": ValidationPrediction(2, 70, 79, 80)}
+
+
+def test_the_validation_reading_is_the_rule_fixed_in_advance():
+    """S21: supported at a mean held-out error of at most 5.0; not supported when it is not below the selected
+    epoch's; partly in between."""
+    from decimal import Decimal
+
+    from paragen.report.heldout import validation_reading
+
+    assert validation_reading(Decimal("5.0"), Decimal("9.0")) == "supported"
+    assert validation_reading(Decimal("5.0"), Decimal("4.0")) == "supported"  # 5.0 is within the bound itself
+    assert validation_reading(Decimal("5.1"), Decimal("9.0")) == "partly"
+    assert validation_reading(Decimal("9.0"), Decimal("9.0")) == "not supported"
+    assert validation_reading(Decimal("12.0"), Decimal("9.0")) == "not supported"
+
+
+def test_the_validation_line_follows_each_test_line_with_its_own_errors_and_reading(tmp_path, monkeypatch):
+    """The fixture's log (epochs 1-4, selected epoch 3: the best validation metric 60.0) against Enc-Dec's row.
+    Held-out epochs: x → x 4, the others 2 (test above). Validation there: x → ∅ 100 vs 100, error 0.0 (selected
+    100: 0.0); x → x 30 vs 3.3, 26.7 (selected 50: 46.7); x → xx 2.5 vs 1.5, 1.0 (48.5); xy → x 3.9 vs 2.9, 1.0
+    (47.1); xy → xy 1.0 vs 0.0, 1.0 (50.0). Means (0 + 26.7 + 1 + 1 + 1) / 5 = 5.94 -> 5.9 and 192.3 / 5 = 38.46
+    -> 38.5: above 5.0, below 38.5: partly."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+    from paragen.scoring.closest_heldout import held_out_prediction
+
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    config = _config()
+    result = held_out_prediction(config, "copynet_synthetic", "t_encdec", lambda epoch: None)
+    Path("results/metrics/t_encdec.heldout.json").write_text(json.dumps(result))
+    _, validation = heldout_lines(table_plan(config, "copynet_synthetic"), {"x->x": "x → x"})
+    assert validation == (
+        "Enc-Dec on validation (t_encdec's log, 4 epochs, selected epoch 3; the type's validation exact match at the "
+        "epoch chosen without it): x->0 epoch 2: 100.0 vs 100.0, error 0.0 (selected 0.0); x → x epoch 4: 30.0 vs "
+        "3.3, error 26.7 (selected 46.7); x->xx epoch 2: 2.5 vs 1.5, error 1.0 (selected 48.5); xy->x epoch 2: 3.9 "
+        "vs 2.9, error 1.0 (selected 47.1); xy->xy epoch 2: 1.0 vs 0.0, error 1.0 (selected 50.0); mean over 5 "
+        "types 5.9 (selected 38.5): partly (docs/decisions.md S21, fixed before it ran)")
+    from paragen.report.heldout import validation_findings
+
+    assert validation_findings(table_plan(config, "copynet_synthetic")) == [
+        "Enc-Dec, the paper's row as ours trained less (closest epoch as a prediction, on validation): partly, "
+        "mean held-out error 5.9 "
+        "against 38.5 at the selected epoch (exact-match points; decisions.md S21)"]

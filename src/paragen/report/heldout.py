@@ -1,21 +1,29 @@
 """The lines under a rule-data table that read the closest-epoch hypothesis as a prediction
 (:mod:`paragen.scoring.closest_heldout`): per closest-epoch run and copying type, the epoch chosen with that type
 left out, its test score, the paper's number and the held-out error beside the selected checkpoint's error, then
-both errors' means over the types that have a test score."""
+both errors' means over the types that have a test score. After each, the same prediction on validation from the
+training log of the run the table's cells show (docs/decisions.md S21), which needs no kept weights, with its
+reading fixed in advance."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from paragen.artifacts import heldout_path
-from paragen.pipeline.tables import TablePlan
-from paragen.rounding import difference_of_shown, mean_of_shown, shown
+from paragen.data.synthetic import tag_column
+from paragen.pipeline.tables import CLOSEST_LABEL, RowPlan, RunPlan, TablePlan
+from paragen.rounding import difference_of_shown, half_up, mean_of_shown, shown
+from paragen.training.closest_choice import selected_epoch
+from paragen.training.closest_epoch import ValidationPrediction, held_out_on_validation
+from paragen.training.train_log import read_log
 
 HEADING = ("Closest epoch as a prediction (each type's epoch chosen on validation with that type left out, its test "
            "score against the paper's number; error = |test − paper|, exact-match points, beside the selected "
-           "checkpoint's error):")
+           "checkpoint's error; then the same read on the validation lines of the training log, which needs no "
+           "kept weights):")
 
 
 def _error(entry: dict, score: str) -> Decimal:
@@ -32,6 +40,81 @@ def _entry(label: str, entry: dict) -> str:
             f"{shown(_error(entry, 'test'), 1)} (selected {shown(_error(entry, 'selected'), 1)})")
 
 
+SUPPORTED_MAX_ERROR = Decimal("5.0")
+"""S21: the hypothesis is supported on validation where the mean held-out error is at most this many points."""
+
+
+def validation_reading(mean_error: Decimal, selected_error: Decimal) -> str:
+    """S21's reading of the shown means: supported at a mean held-out error of at most 5.0 points; not supported
+    where it is not below the selected epoch's; partly in between."""
+    if mean_error <= SUPPORTED_MAX_ERROR:
+        return "supported"
+    return "not supported" if mean_error >= selected_error else "partly"
+
+
+@dataclass(frozen=True)
+class Validation:
+    """S21's prediction on validation for one closest-epoch run: per type the prediction and its shown errors (at
+    the epoch chosen without the type, at the selected epoch), their shown means, and the reading."""
+
+    label: str  # the paper's row, e.g. "RNNSearch"
+    seed: str  # " (seed k)" when the row has several seeds, else ""
+    run: str  # the run whose log it reads: the one the table's cells show
+    epochs: int
+    selected: int
+    found: dict[str, ValidationPrediction]
+    errors: dict[str, Decimal]
+    at_selected: dict[str, Decimal]
+    mean: Decimal
+    mean_selected: Decimal
+
+    @property
+    def reading(self) -> str:
+        return validation_reading(self.mean, self.mean_selected)
+
+
+def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str | None:
+    """S21's prediction for one closest-epoch run, from the log of the same seed's run of the row the table shows (a
+    retrain's own log is not the table's run); a line saying what is missing when that log is not here; None for a
+    log without per-type scores."""
+    label = next(key for key in plan.spec.closest_epochs if CLOSEST_LABEL.format(row=key) == row.label)
+    shown_run = next((r for r in plan.rows[label].runs if r.seed == run.seed), None)
+    if shown_run is None or shown_run.train_log is None or not Path(shown_run.train_log).exists():
+        where = shown_run.train_log if shown_run is not None and shown_run.train_log else f"{label}'s training log"
+        return f"{label} on validation: not yet run ({where} missing)"
+    rows = read_log(shown_run.train_log)
+    selected = selected_epoch(rows)
+    found = held_out_on_validation(rows, plan.paper.rows[label], {c.key: tag_column(c.key) for c in plan.paper.columns},
+                                   selected)
+    if not found:
+        return None
+    errors = {key: abs(difference_of_shown(p.valid, p.paper, 1)) for key, p in found.items()}
+    at_selected = {key: abs(difference_of_shown(p.selected_valid, p.paper, 1)) for key, p in found.items()}
+    mean, mean_selected = (half_up(mean_of_shown(e.values(), 1), 1) for e in (errors, at_selected))
+    seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
+    return Validation(label, seed, shown_run.name, len(rows), selected, found, errors, at_selected, mean, mean_selected)
+
+
+def validation_line(found: Validation, labels: dict[str, str]) -> str:
+    """The line under the table: every type's prediction, the means and the reading."""
+    parts = "; ".join(f"{labels.get(key, key)} epoch {p.epoch}: {shown(p.valid, 1)} vs {shown(p.paper, 1)}, error "
+                      f"{shown(found.errors[key], 1)} (selected {shown(found.at_selected[key], 1)})"
+                      for key, p in found.found.items())
+    return (f"{found.label}{found.seed} on validation ({found.run}'s log, {found.epochs} epochs, selected epoch "
+            f"{found.selected}; the type's validation exact match at the epoch chosen without it): {parts}; mean over "
+            f"{len(found.found)} types {shown(found.mean, 1)} (selected {shown(found.mean_selected, 1)}): "
+            f"{found.reading} (docs/decisions.md S21, fixed before it ran)")
+
+
+def validation_findings(plan: TablePlan) -> list[str]:
+    """The table's findings lines: per closest-epoch run with a log, S21's reading and the two means it reads."""
+    results = [validation(plan, row, run) for row in plan.closest_rows() for run in row.runs]
+    return [f"{v.label}{v.seed}, the paper's row as ours trained less (closest epoch as a prediction, on "
+            f"validation): {v.reading}, mean "
+            f"held-out error {shown(v.mean, 1)} against {shown(v.mean_selected, 1)} at the selected epoch "
+            "(exact-match points; decisions.md S21)" for v in results if isinstance(v, Validation)]
+
+
 def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> list[str]:
     """One line per closest-epoch run (``labels``: column labels of the rule types); a run without its held-out
     file says what is missing."""
@@ -42,15 +125,22 @@ def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> list[str]:
             if not path.exists():
                 lines.append(f"{row.label} ({run.name}): not yet run ({path} missing; `paragen closest-heldout` "
                              "reads the run's train_log.csv and decodes its kept epoch checkpoints)")
-                continue
-            result = json.loads(path.read_text(encoding="utf-8"))
-            types = result["types"]
-            tested = [e for e in types.values() if "test" in e]
-            seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
-            parts = "; ".join(_entry(labels.get(key, key), entry) for key, entry in types.items())
-            mean = "" if not tested else (
-                f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
-                f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
-                f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
-            lines.append(f"{result['row']}{seed}, {result['epochs_run']} epochs run: {parts}{mean}")
+            else:
+                lines.append(_test_line(json.loads(path.read_text(encoding="utf-8")), row, run, labels))
+            found = validation(plan, row, run)
+            if found is not None:
+                lines.append(found if isinstance(found, str) else validation_line(found, labels))
     return lines
+
+
+def _test_line(result: dict, row: RowPlan, run: RunPlan, labels: dict[str, str]) -> str:
+    """The test-set prediction of one closest-epoch run (``paragen closest-heldout``'s file)."""
+    types = result["types"]
+    tested = [e for e in types.values() if "test" in e]
+    seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
+    parts = "; ".join(_entry(labels.get(key, key), entry) for key, entry in types.items())
+    mean = "" if not tested else (
+        f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
+        f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
+        f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
+    return f"{result['row']}{seed}, {result['epochs_run']} epochs run: {parts}{mean}"

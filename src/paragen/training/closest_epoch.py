@@ -56,6 +56,29 @@ def held_out_epochs(rows: Sequence[Mapping[str, float]], paper: Mapping[str, flo
     return found
 
 
+@dataclass(frozen=True)
+class ValidationPrediction:
+    """One left-out column of :func:`held_out_on_validation`: the epoch chosen without it and its validation score
+    there, beside its validation score at the selected epoch (points, as the log has them)."""
+
+    epoch: int
+    valid: float
+    selected_valid: float
+    paper: float
+
+
+def held_out_on_validation(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float],
+                           columns: Mapping[str, str], selected: int) -> dict[str, ValidationPrediction]:
+    """:func:`held_out_epochs` read on the log alone (docs/decisions.md S21): per left-out key, its *validation*
+    score ``row[columns[key]]`` at the epoch chosen on the other keys, and at the ``selected`` epoch, beside the
+    paper's number. Validation lines are other instances of the test's rules, so this stands in for the test-set
+    prediction where the chosen epoch's weights were not kept; the key plays no part in choosing its epoch."""
+    by_epoch = {int(row["epoch"]): row for row in rows}
+    return {key: ValidationPrediction(choice.epoch, by_epoch[choice.epoch][columns[key]],
+                                      by_epoch[selected][columns[key]], paper[key])
+            for key, choice in held_out_epochs(rows, paper, columns).items()}
+
+
 def mean_rows(logs: Sequence[Sequence[Mapping[str, float]]]) -> list[dict[str, float]]:
     """Per epoch, the mean of every column over the logs that reached it (several seeds of one row)."""
     by_epoch: dict[float, list[Mapping[str, float]]] = {}
