@@ -73,7 +73,7 @@ def test_the_bootstrap_matches_the_exact_distribution():
 def test_lines_of_a_rule_that_fail_together_make_the_clustered_p_much_larger():
     """4 rules of 25 lines; B right on rules 1-3, A on rules 1-2: B gains exactly on rule 3's 25 lines. Resampling
     rules, B is not better only when rule 3 is not drawn: p = (3/4)^4 = 0.316. Resampling lines, only when none of
-    the 25 lines is drawn among 100: (3/4)^100 = 3e-13, so 0 of 4000 resamples: "p ≤ 0.00025"."""
+    the 25 lines is drawn among 100: (3/4)^100 = 3e-13, so 0 of 4000 resamples: "p = 0.00025"."""
     groups = [str(rule) for rule in range(4) for _ in range(25)]
     a = np.array([1.0] * 50 + [0.0] * 50)
     b = np.array([1.0] * 75 + [0.0] * 25)

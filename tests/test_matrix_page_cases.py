@@ -98,7 +98,8 @@ def test_one_seed_is_named_and_lists_say_none(monkeypatch):
     assert "mean ± sd" not in page
     # p = 0 of 1,000 resamples reads as their resolution, 1/1,000, never below it; the difference is the shown 60.0
     # minus the shown 50.0 (the exact 10.08 would round to +10.1)
-    assert "- copy (rules), B vs A: seed 7: 60.0 vs 50.0 (+10.0), p ≤ 0.001 (0 of 1,000 resamples)\n" in page
+    assert ("- copy (rules), B vs A: seed 7: 60.0 vs 50.0 (+10.0), p = 0.001 (0 of 1,000 resamples: the smallest p "
+            "they can show)\n") in page
     assert page.endswith("## Cells that do not apply or did not run\n\n- none\n\n## Runs shared with the suites' "
                          "tables\n\nThese cells are the suites' own experiments (identical dataset, model, training "
                          "and decoding), trained once; their test results were seen before the matrix was designed "

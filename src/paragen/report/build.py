@@ -20,7 +20,7 @@ from paragen.training.runlock import lock_holder
 from paragen.training.stopping import settings_of_run, training_outcome
 from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
-from paragen.report.heldout import heldout_lines, validation_findings
+from paragen.report.heldout import heldout_lines
 from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv, compared_by_rule
 from paragen.report.provenance import publish_provenance
 from paragen.report.reading import metric_label, read_runs, reading_summary, rule_text
@@ -106,8 +106,8 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool, re
     by_type = plan.by_type  # rule data: per-type curves and closest epochs
     if by_type:
         table.caption += closest_epoch_text(plan, table.training) + closest_rows_text(plan)
-        table.predictions = heldout_lines(plan, {c.key: c.label for c in paper.columns})
-        table.findings += validation_findings(plan)
+        table.predictions, validated = heldout_lines(plan, {c.key: c.label for c in paper.columns})
+        table.findings += validated
     run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
                 for row in ran for run in plan.rows[row].runs}
     table.caption += hardware_summary(run_dirs)

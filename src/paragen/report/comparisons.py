@@ -29,10 +29,12 @@ METRIC_NAMES = {"exact": "exact match", "bleu": "BLEU", "sari": "SARI", "rouge2"
 
 
 def p_text(p_value: float, samples: int) -> str:
-    """A bootstrap p-value. None of ``samples`` resamples against the row is the smallest p the resampling can
-    show, so it reads "p ≤ 1/samples" with the count, never a p below that resolution ("p < 0.001" from 1,000
-    resamples claims what they cannot show)."""
-    return f"p ≤ {1 / samples:.3g} (0 of {samples:,} resamples)" if p_value == 0 else f"p = {p_value:.3f}"
+    """A bootstrap p-value. None of ``samples`` resamples against the row is read at the resampling's resolution,
+    1/samples, the smallest p it can show, with the count beside it: never a p below that ("p < 0.001" from 1,000
+    resamples claims what they cannot show), nor an inequality that reads as a bound."""
+    if p_value == 0:
+        return f"p = {1 / samples:.3g} (0 of {samples:,} resamples: the smallest p they can show)"
+    return f"p = {p_value:.3f}"
 
 
 def scores_text(test: dict, detail: str = "") -> str:
@@ -68,7 +70,7 @@ def rules_method(row: str, baseline: str, samples: int) -> str:
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
                     runs: tuple[tuple[str, str, int], ...], block: str, labels: dict[str, str] | None,
                     rule_data: bool, judged: bool, short: bool = False) -> str:
-    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p ≤ 0.001 (0 of 1,000 resamples); ..."
+    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p = 0.001 (0 of 1,000 resamples: ...); ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
     has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
     ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged; ``judged``: the runs

@@ -20,6 +20,7 @@ class ClosestEpoch:
     epoch: int
     distance: float  # mean absolute difference (points) over the paper's columns
     best_epoch_distance: float | None  # the same at the selected (best validation) epoch, for comparison
+    tied: int = 1  # epochs at exactly this distance (the earliest is ``epoch``): above 1, the tie rule chose
 
 
 def closest_epoch(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float], columns: Mapping[str, str],
@@ -37,7 +38,7 @@ def closest_epoch(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float
         return None
     distance, epoch = min(scored, key=lambda pair: (pair[0], pair[1]))
     at_best = next((d for d, e in scored if e == best_epoch), None)
-    return ClosestEpoch(epoch, distance, at_best)
+    return ClosestEpoch(epoch, distance, at_best, sum(d == distance for d, _ in scored))
 
 
 def held_out_epochs(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float],
@@ -65,6 +66,7 @@ class ValidationPrediction:
     valid: float
     selected_valid: float
     paper: float
+    tied: int = 1  # epochs as close on the other columns as ``epoch`` (the earliest was taken)
 
 
 def held_out_on_validation(rows: Sequence[Mapping[str, float]], paper: Mapping[str, float],
@@ -75,7 +77,7 @@ def held_out_on_validation(rows: Sequence[Mapping[str, float]], paper: Mapping[s
     prediction where the chosen epoch's weights were not kept; the key plays no part in choosing its epoch."""
     by_epoch = {int(row["epoch"]): row for row in rows}
     return {key: ValidationPrediction(choice.epoch, by_epoch[choice.epoch][columns[key]],
-                                      by_epoch[selected][columns[key]], paper[key])
+                                      by_epoch[selected][columns[key]], paper[key], choice.tied)
             for key, choice in held_out_epochs(rows, paper, columns).items()}
 
 
