@@ -256,3 +256,18 @@ def test_a_closest_row_from_a_retrain_reads_the_log_of_the_run_the_table_shows(t
     (missing, validation), _ = heldout_lines(table_plan(_retrain_config(), "copynet_synthetic"), {})
     assert missing.startswith("Enc-Dec, closest epoch (t_encdec_again): not yet run")
     assert validation.startswith("Enc-Dec on validation (t_encdec's log, 2 epochs, selected epoch 2;")
+
+
+def test_the_line_marks_an_epoch_the_tie_rule_chose(tmp_path, monkeypatch):
+    """_ROUNDING_LOG with an epoch 3 equal to epoch 1 on every type (validation metric 5, so epoch 2 stays
+    selected): each type left out finds epochs 1 and 3 at the same distance and takes 1, "earliest of 2 tied"."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "runs" / "t_encdec"
+    run.mkdir(parents=True)
+    (run / "train_log.csv").write_text("\n".join([HEADER, *_ROUNDING_LOG, "3,1,1,5.0,1,1,94.75,8.3,6.5,7.9,5.0"]) + "\n")
+    (_, validation), _ = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
+    assert "x->0 epoch 1 (earliest of 2 tied): 94.8 vs 100.0, error 5.2 (selected 50.0)" in validation
+    assert validation.count("(earliest of 2 tied)") == 5
