@@ -32,7 +32,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                 ["tests/test_scoring.py", "tests/test_metrics_text.py", "tests/test_systems.py",
                  "tests/test_cli_inputs.py", "tests/test_real_experiments.py", "tests/test_headline_suite.py",
                  "tests/test_rule_comparisons.py", "tests/test_cluster_bootstrap.py", "tests/test_rouge_perl.py",
-                 "tests/test_scoring_wiring.py", "tests/test_scoring_survivors.py", "-m", "not e2e"]),
+                 "tests/test_scoring_wiring.py", "tests/test_scoring_survivors.py", "tests/test_closest_heldout.py",
+                 "-m", "not e2e"]),
     "data": (["src/paragen/data/*"],
              ["tests/test_corpus.py", "tests/test_prepare.py", "tests/test_segment.py", "tests/test_segment_record.py",
               "tests/test_synthetic.py",
@@ -57,6 +58,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "report": (["src/paragen/report/*", "src/paragen/rounding.py"],
                ["tests/test_report.py", "tests/test_reading.py", "tests/test_own_tables.py",
                 "tests/test_closest_epoch.py", "tests/test_closest_epoch_seeds.py", "tests/test_closest_epoch_rows.py",
+                "tests/test_closest_heldout.py", "tests/test_bootstrap_p_text.py",  # S21's lines; p at resolution
                 "tests/test_datasets_table.py", "tests/test_human_eval.py", "tests/test_human_eval_cases.py",
                 "tests/test_rounding.py",
                 "tests/test_rule_comparisons.py", "tests/test_confirmation_seeds.py",
