@@ -3,7 +3,7 @@
 left out, its test score, the paper's number and the held-out error beside the selected checkpoint's error, then
 both errors' means over the types that have a test score. After each, the same prediction on validation from the
 training log of the run the table's cells show (docs/decisions.md S21), which needs no kept weights, with its
-reading fixed in advance."""
+reading (its rule written before it was first computed, though not before every number it reads was known)."""
 
 from __future__ import annotations
 
