@@ -267,7 +267,8 @@ def test_the_line_marks_an_epoch_the_tie_rule_chose(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "runs" / "t_encdec"
     run.mkdir(parents=True)
-    (run / "train_log.csv").write_text("\n".join([HEADER, *_ROUNDING_LOG, "3,1,1,5.0,1,1,94.75,8.3,6.5,7.9,5.0"]) + "\n")
+    epoch_3 = "3,1,1,5.0,1,1,94.75,8.3,6.5,7.9,5.0"
+    (run / "train_log.csv").write_text("\n".join([HEADER, *_ROUNDING_LOG, epoch_3]) + "\n")
     (_, validation), _ = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
     assert "x->0 epoch 1 (earliest of 2 tied): 94.8 vs 100.0, error 5.2 (selected 50.0)" in validation
     assert validation.count("(earliest of 2 tied)") == 5

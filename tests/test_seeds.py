@@ -192,7 +192,8 @@ def test_comparison_lines_give_each_seeds_scores_difference_and_p(tmp_path, monk
     assert line == ("CopyNet vs Enc-Dec (200 resamples of the test sentences — lines, not rules: the lines of one "
                     "rule are not independent, so this p overstates the evidence (the comparison predates rule "
                     "resampling; rerun it to resample rules); score of CopyNet vs Enc-Dec): exact "
-                    "match on test: 55.5 vs 40.0 (+15.5), p = 0.001 (0 of 1,000 resamples: the smallest p they can show) (seed 1); "
+                    "match on test: 55.5 vs 40.0 (+15.5), p = 0.001 (0 of 1,000 resamples: the smallest p they "
+                    "can show) (seed 1); "
                     "51.0 vs 50.0 (+1.0), "
                     "p = 0.123 "
                     "(seed 2). CopyNet is better at p < 0.05 in 1 of 2 tests.")

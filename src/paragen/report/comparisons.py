@@ -70,7 +70,8 @@ def rules_method(row: str, baseline: str, samples: int) -> str:
 def comparison_line(config: ParagenConfig, table: TableConfig, comparison: Comparison,
                     runs: tuple[tuple[str, str, int], ...], block: str, labels: dict[str, str] | None,
                     rule_data: bool, judged: bool, short: bool = False) -> str:
-    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p = 0.001 (0 of 1,000 resamples: ...); ..."
+    """"CopyNet vs RNNSearch, exact match on test (1,000 resamples): 84.0 vs 70.0 (+14.0), p = 0.001 (0 of 1,000
+    resamples: ...); ..."
     (``runs``: the (row run, baseline run, seed) triples the plan compares; ``block``: which seeds, when the table
     has confirmation seeds: "design seeds 1–3"; ``labels``: column labels of rule types, "x->0" -> "x → ∅";
     ``rule_data``: the rows learn rule data, where a file without rule resampling is flagged; ``judged``: the runs

@@ -85,15 +85,15 @@ def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str 
         return f"{label} on validation: not yet run ({where} missing)"
     rows = read_log(shown_run.train_log)
     selected = selected_epoch(rows)
-    found = held_out_on_validation(rows, plan.paper.rows[label], {c.key: tag_column(c.key) for c in plan.paper.columns},
-                                   selected)
+    columns = {c.key: tag_column(c.key) for c in plan.paper.columns}
+    found = held_out_on_validation(rows, plan.paper.rows[label], columns, selected)
     if not found:
         return None
     errors = {key: abs(difference_of_shown(p.valid, p.paper, 1)) for key, p in found.items()}
     at_selected = {key: abs(difference_of_shown(p.selected_valid, p.paper, 1)) for key, p in found.items()}
     mean, mean_selected = (half_up(mean_of_shown(e.values(), 1), 1) for e in (errors, at_selected))
-    seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
-    return Validation(label, seed, shown_run.name, len(rows), selected, found, errors, at_selected, mean, mean_selected)
+    return Validation(label, _seed(row, run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
+                      mean_selected)
 
 
 def validation_line(found: Validation, labels: dict[str, str]) -> str:
@@ -146,10 +146,14 @@ def _test_line(result: dict, row: RowPlan, run: RunPlan, labels: dict[str, str])
     """The test-set prediction of one closest-epoch run (``paragen closest-heldout``'s file)."""
     types = result["types"]
     tested = [e for e in types.values() if "test" in e]
-    seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
     parts = "; ".join(_entry(labels.get(key, key), entry) for key, entry in types.items())
     mean = "" if not tested else (
         f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
         f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
         f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
-    return f"{result['row']}{seed}, {result['epochs_run']} epochs run: {parts}{mean}"
+    return f"{result['row']}{_seed(row, run)}, {result['epochs_run']} epochs run: {parts}{mean}"
+
+
+def _seed(row: RowPlan, run: RunPlan) -> str:
+    """" (seed k)" when the row shows several seeds, else ""."""
+    return f" (seed {run.seed})" if len(row.runs) > 1 else ""

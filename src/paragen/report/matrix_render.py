@@ -147,8 +147,9 @@ def to_markdown(config: ParagenConfig, results: list[TaskResult], hardware: str,
     over = (f"mean ± sd over seeds {', '.join(map(str, matrix.seeds))}" if seeds > 1 else f"seed {matrix.seeds[0]}")
     lines += ["", f"Each cell: the task's main metric on its test set ({metrics}), {over}; its rank within the task "
               "(1 = best; a void column is not ranked); and the paired test against the task's baseline (on rule data "
-              f"the sign-flip test over rules, exact up to {EXHAUSTIVE_MAX_RULES} rules and {MONTE_CARLO_DRAWS:,} seeded "
-              "draws beyond, elsewhere the paired bootstrap): better / worse / no difference shown, by a rule fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
+              f"the sign-flip test over rules, exact up to {EXHAUSTIVE_MAX_RULES} rules and {MONTE_CARLO_DRAWS:,} "
+              "seeded draws beyond, elsewhere the paired bootstrap): better / worse / no difference shown, by a rule "
+              "fixed in advance (docs/decisions.md X3, X6, X12); a cell whose run hit its epoch cap "
               f"while still improving is possibly under-trained and gets no verdict against it (X15). Units: {units}."
               f"{hardware}",
               "", "## Reading", "", paragraph(config, results, found), "", "## Paired tests", "",

@@ -97,8 +97,8 @@ class ResultTable:
         return any(cell.per_seed for cell in self.cells.values())
 
 
-RULE_TESTS_HEADING = ("Paired tests of the paper's comparisons, by rule (sign-flip tests over the test rules: exact up to "
-                      f"{EXHAUSTIVE_MAX_RULES} rules, {MONTE_CARLO_DRAWS:,} seeded draws beyond):")
+RULE_TESTS_HEADING = ("Paired tests of the paper's comparisons, by rule (sign-flip tests over the test rules: exact "
+                      f"up to {EXHAUSTIVE_MAX_RULES} rules, {MONTE_CARLO_DRAWS:,} seeded draws beyond):")
 
 
 def _at(metrics: dict[str, Any] | None, path: str) -> Any:
