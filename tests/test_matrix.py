@@ -143,7 +143,9 @@ def test_the_default_matrix_reuses_the_suites_runs_and_marks_what_does_not_apply
     assert cells[("rules", "SPM")].experiment is None and "input_feeding: attentional" in cells[("rules", "SPM")].reason
     assert cells[("headline", "Transformer+DMASS")].experiment is None
     assert cells[("turk_mini", "Transformer+DMASS")].experiment == "mx_turk_mini_transformer_dmass"
-    assert all(len(c.runs) == 1 for c in cells.values() if c.applies)  # X6: one seed by default
+    assert all(len(c.runs) == 3 for c in cells.values() if c.applies)  # X16: X4's three seeds by default
+    assert [name for name, _ in cells[("rules", "CopyNet")].runs] == ["syn_copynet", "syn_copynet_seed2",
+                                                                     "syn_copynet_seed3"]
 
 
 def test_your_own_data_is_a_column_by_params_alone(tmp_path):
