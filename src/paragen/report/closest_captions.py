@@ -49,7 +49,7 @@ def closest_rows_text(plan: TablePlan) -> str:
             if not path.exists():
                 continue
             choice = json.loads(path.read_text(encoding="utf-8"))
-            seed = f" (seed {run.seed})" if len(row.runs) > 1 else ""
+            seed = row.seed_suffix(run)
             retrain = "retrain_of" in choice
             best = "the retrain's best epoch" if retrain else "the selected epoch"
             at_selected = "" if choice["selected_distance"] is None else \

@@ -92,7 +92,7 @@ def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str 
     errors = {key: abs(difference_of_shown(p.valid, p.paper, 1)) for key, p in found.items()}
     at_selected = {key: abs(difference_of_shown(p.selected_valid, p.paper, 1)) for key, p in found.items()}
     mean, mean_selected = (half_up(mean_of_shown(e.values(), 1), 1) for e in (errors, at_selected))
-    return Validation(label, _seed(row, run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
+    return Validation(label, row.seed_suffix(run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
                       mean_selected)
 
 
@@ -151,9 +151,4 @@ def _test_line(result: dict, row: RowPlan, run: RunPlan, labels: dict[str, str])
         f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
         f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
         f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
-    return f"{result['row']}{_seed(row, run)}, {result['epochs_run']} epochs run: {parts}{mean}"
-
-
-def _seed(row: RowPlan, run: RunPlan) -> str:
-    """" (seed k)" when the row shows several seeds, else ""."""
-    return f" (seed {run.seed})" if len(row.runs) > 1 else ""
+    return f"{result['row']}{row.seed_suffix(run)}, {result['epochs_run']} epochs run: {parts}{mean}"
