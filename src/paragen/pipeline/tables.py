@@ -142,9 +142,10 @@ class RowPlan:
     runs: tuple[RunPlan, ...]
     closest: bool = False  # the closest-epoch decode of a trained row (runs' metrics: <run>.closest.json)
 
-    def seed_suffix(self, run: RunPlan) -> str:
-        """" (seed k)" after the row's label when it shows several seeds, else ""."""
-        return f" (seed {run.seed})" if len(self.runs) > 1 else ""
+
+def seed_suffix(row: RowPlan, run: RunPlan) -> str:
+    """" (seed k)" after a row's label when the row shows several seeds, else ""."""
+    return f" (seed {run.seed})" if len(row.runs) > 1 else ""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from paragen import artifacts
 from paragen.data.synthetic import tag_column
-from paragen.pipeline.tables import TablePlan
+from paragen.pipeline.tables import TablePlan, seed_suffix
 from paragen.rounding import shown
 from paragen.training.closest_epoch import closest_epoch, mean_rows
 from paragen.training.stopping import TrainingOutcome
@@ -49,7 +49,7 @@ def closest_rows_text(plan: TablePlan) -> str:
             if not path.exists():
                 continue
             choice = json.loads(path.read_text(encoding="utf-8"))
-            seed = row.seed_suffix(run)
+            seed = seed_suffix(row, run)
             retrain = "retrain_of" in choice
             best = "the retrain's best epoch" if retrain else "the selected epoch"
             at_selected = "" if choice["selected_distance"] is None else \

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from paragen.artifacts import heldout_path
 from paragen.data.synthetic import tag_column
-from paragen.pipeline.tables import CLOSEST_LABEL, RowPlan, RunPlan, TablePlan
+from paragen.pipeline.tables import CLOSEST_LABEL, RowPlan, RunPlan, TablePlan, seed_suffix
 from paragen.rounding import difference_of_shown, half_up, mean_of_shown, shown
 from paragen.training.closest_choice import selected_epoch
 from paragen.training.closest_epoch import ValidationPrediction, held_out_on_validation
@@ -92,7 +92,7 @@ def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str 
     errors = {key: abs(difference_of_shown(p.valid, p.paper, 1)) for key, p in found.items()}
     at_selected = {key: abs(difference_of_shown(p.selected_valid, p.paper, 1)) for key, p in found.items()}
     mean, mean_selected = (half_up(mean_of_shown(e.values(), 1), 1) for e in (errors, at_selected))
-    return Validation(label, row.seed_suffix(run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
+    return Validation(label, seed_suffix(row, run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
                       mean_selected)
 
 
@@ -151,4 +151,4 @@ def _test_line(result: dict, row: RowPlan, run: RunPlan, labels: dict[str, str])
         f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
         f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
         f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
-    return f"{result['row']}{row.seed_suffix(run)}, {result['epochs_run']} epochs run: {parts}{mean}"
+    return f"{result['row']}{seed_suffix(row, run)}, {result['epochs_run']} epochs run: {parts}{mean}"
