@@ -161,14 +161,14 @@ def test_the_validation_reading_is_the_rule_fixed_in_advance():
     model does as well); else supported at a mean of at most 5.0; else partly supported."""
     from decimal import Decimal
 
-    from paragen.report.heldout import validation_reading
+    from paragen.report.heldout import hypothesis_reading
 
-    assert validation_reading(Decimal("5.0"), Decimal("9.0")) == "supported"  # 5.0 is within the bound itself
-    assert validation_reading(Decimal("5.1"), Decimal("9.0")) == "partly supported"
-    assert validation_reading(Decimal("9.0"), Decimal("9.0")) == "not supported"
-    assert validation_reading(Decimal("12.0"), Decimal("9.0")) == "not supported"
-    assert validation_reading(Decimal("1.9"), Decimal("1.9")) == "not supported"  # below 5.0, but no better
-    assert validation_reading(Decimal("5.0"), Decimal("4.0")) == "not supported"
+    assert hypothesis_reading(Decimal("5.0"), Decimal("9.0")) == "supported"  # 5.0 is within the bound itself
+    assert hypothesis_reading(Decimal("5.1"), Decimal("9.0")) == "partly supported"
+    assert hypothesis_reading(Decimal("9.0"), Decimal("9.0")) == "not supported"
+    assert hypothesis_reading(Decimal("12.0"), Decimal("9.0")) == "not supported"
+    assert hypothesis_reading(Decimal("1.9"), Decimal("1.9")) == "not supported"  # below 5.0, but no better
+    assert hypothesis_reading(Decimal("5.0"), Decimal("4.0")) == "not supported"
 
 
 def test_the_validation_line_follows_each_test_line_with_its_own_errors_and_reading(tmp_path, monkeypatch):
@@ -272,3 +272,78 @@ def test_the_line_marks_an_epoch_the_tie_rule_chose(tmp_path, monkeypatch):
     (_, validation), _ = heldout_lines(table_plan(_config(), "copynet_synthetic"), {})
     assert "x->0 epoch 1 (earliest of 2 tied): 94.8 vs 100.0, error 5.2 (selected 50.0)" in validation
     assert validation.count("(earliest of 2 tied)") == 5
+
+
+def _read_retrain_config(readings):
+    """_retrain_config's table (Enc-Dec's closest-epoch row from the retrain t_encdec_again) with
+    ``heldout_readings``."""
+    from paragen.config import load_config, parse_config
+
+    from conftest import TINY_PARAMS
+
+    raw = load_config(TINY_PARAMS).model_dump(exclude_unset=True)
+    raw["training"]["tiny_kept"] = {**raw["training"]["tiny"], "max_epochs": 3, "keep_epochs": "all"}
+    raw["experiments"]["t_encdec_again"] = {**raw["experiments"]["t_encdec"], "training": "tiny_kept"}
+    raw["tables"]["copynet_synthetic"].update(closest_epochs=["Enc-Dec"], closest_runs={"Enc-Dec": "t_encdec_again"},
+                                              heldout_readings=readings)
+    return parse_config(raw, "tiny")
+
+
+RETRAIN_RESULT = {"row": "Enc-Dec", "run": "t_encdec_again", "selected_run": "t_encdec", "epochs_run": 3, "types": {
+    "x->0": {"epoch": 2, "paper": 100.0, "test": 96.25, "selected": 100.0},
+    "x->x": {"epoch": 2, "paper": 3.3, "test": 7.0, "selected": 50.0},
+    "x->xx": {"epoch": 2, "paper": 1.5, "test": 1.5, "selected": 1.5},
+    "xy->x": {"epoch": 3, "paper": 2.9, "test": 10.0, "selected": 2.9},
+    "xy->xy": {"epoch": 2, "paper": 0.0, "test": 0.0, "selected": 0.0}}}
+"""Shown errors, by hand: |96.3 - 100| = 3.7, |7.0 - 3.3| = 3.7, 0.0, |10.0 - 2.9| = 7.1, 0.0: mean 14.5 / 5 = 2.9;
+the selected checkpoint's 0.0, 46.7, 0.0, 0.0, 0.0: mean 9.34 -> 9.3. 2.9 is at most 5.0 and below 9.3: supported."""
+
+
+def test_a_test_prediction_is_read_only_where_the_ledger_fixed_its_reading(tmp_path, monkeypatch):
+    """With ``heldout_readings: {Enc-Dec: S22}`` the test line ends in S22's reading and a findings line carries it;
+    without, the same errors stand unread (S19 fixed no bar). The retrain's line says whose checkpoint "selected"
+    is and that only its own epochs were kept."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "metrics").mkdir(parents=True)
+    Path("results/metrics/t_encdec_again.heldout.json").write_text(json.dumps(RETRAIN_RESULT))
+    (line, _), findings = heldout_lines(table_plan(_read_retrain_config({"Enc-Dec": "S22"}), "copynet_synthetic"), {})
+    assert line == ("Enc-Dec, 3 epochs run (t_encdec_again: a retrain kept to 3 epochs, the only kept weights; "
+                    "selected = t_encdec's checkpoint, the table's cells): x->0 epoch 2: 96.3 vs 100.0, error 3.7 "
+                    "(selected 0.0); x->x epoch 2: 7.0 vs 3.3, error 3.7 (selected 46.7); x->xx epoch 2: 1.5 vs 1.5, "
+                    "error 0.0 (selected 0.0); xy->x epoch 3: 10.0 vs 2.9, error 7.1 (selected 0.0); xy->xy epoch 2: "
+                    "0.0 vs 0.0, error 0.0 (selected 0.0); mean over 5 types 2.9 (selected 9.3): supported "
+                    "(docs/decisions.md S22)")
+    assert findings == ["Closest-epoch hypothesis (the paper's Enc-Dec is ours trained less), on test (each type's "
+                        "epoch chosen without it): supported: held-out mean error 2.9 against 9.3 at the selected "
+                        "checkpoint (exact-match points; decisions.md S22)."]
+    (unread, _), findings = heldout_lines(table_plan(_read_retrain_config({}), "copynet_synthetic"), {})
+    assert unread == line.removesuffix(": supported (docs/decisions.md S22)") and findings == []
+
+
+def test_a_test_prediction_with_a_type_not_decoded_is_left_unread(tmp_path, monkeypatch):
+    """A mean over four of five types is not the mean the ledger's bar reads: no reading, no findings line."""
+    from paragen.pipeline.tables import table_plan
+    from paragen.report.heldout import heldout_lines
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "metrics").mkdir(parents=True)
+    result = json.loads(json.dumps(RETRAIN_RESULT))
+    del result["types"]["xy->x"]["test"]
+    result["types"]["xy->x"]["checkpoint"] = "runs/t_encdec_again/epochs/epoch3.pt"
+    Path("results/metrics/t_encdec_again.heldout.json").write_text(json.dumps(result))
+    (line, _), findings = heldout_lines(table_plan(_read_retrain_config({"Enc-Dec": "S22"}), "copynet_synthetic"), {})
+    assert line.endswith("mean over 4 types 1.9 (selected 11.7)") and findings == []  # 7.4 / 4 = 1.85; 46.7 / 4
+
+
+@pytest.mark.parametrize("readings, message", [
+    ({"CopyNet": "S22"}, r"heldout_readings: \['CopyNet'\] are not rows of closest_epochs"),
+    ({"Enc-Dec": "see S22"}, r"heldout_readings: \['see S22'\] are not decision-ledger entries"),
+])
+def test_heldout_readings_name_a_closest_row_and_a_ledger_entry(readings, message):
+    from paragen.config import ConfigError
+
+    with pytest.raises((ConfigError, ValueError), match=message):
+        _read_retrain_config(readings)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 from paragen.config.base import Name, PositiveInt, _Strict, _published_file
+
+LEDGER_ENTRY = re.compile(r"[A-Z][0-9]{1,3}")
+"""A decision-ledger entry's number (docs/decisions.md), e.g. S22."""
 
 
 
@@ -164,6 +168,11 @@ class TableConfig(_Strict):
         default_factory=dict, description="row label (in closest_epochs) -> the experiment whose kept epochs give "
         "that row's closest-epoch row, when the row's own run kept none: the same dataset, model, decoding and "
         "training except max_epochs, patience, keep_epochs and threads (a shorter retrain)")
+    heldout_readings: dict[str, str] = Field(
+        default_factory=dict, description="row label (in closest_epochs) -> the decision-ledger entry (e.g. S22) that "
+        "fixed, before its test errors were seen, the reading of that row's closest-epoch prediction on test (held-out "
+        "mean error at most 5.0 points: supported; not below the selected checkpoint's: not supported; else partly); "
+        "a row without one shows its errors unread")
     confirmation: Confirmation | None = Field(None, description="confirmation seeds: every trained row trained "
                                               "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "
@@ -191,6 +200,14 @@ class TableConfig(_Strict):
         if outside:
             raise ValueError(f"closest_runs: {outside} are not rows of closest_epochs; allowed values: "
                              f"{self.closest_epochs}")
+        outside = sorted(set(self.heldout_readings) - set(self.closest_epochs))
+        if outside:
+            raise ValueError(f"heldout_readings: {outside} are not rows of closest_epochs; allowed values: "
+                             f"{self.closest_epochs}")
+        malformed = sorted(v for v in self.heldout_readings.values() if not LEDGER_ENTRY.fullmatch(v))
+        if malformed:
+            raise ValueError(f"heldout_readings: {malformed} are not decision-ledger entries (a capital letter and "
+                             "a number, e.g. S22)")
         unknown = sorted(set(self.not_comparable) - set(self.rows))
         if unknown:
             raise ValueError(f"not_comparable: {unknown} are not rows of the table; allowed values: {list(self.rows)}")

@@ -44,10 +44,11 @@ SUPPORTED_MAX_ERROR = Decimal("5.0")
 """S21: the hypothesis is supported on validation where the mean held-out error is at most this many points."""
 
 
-def validation_reading(mean_error: Decimal, selected_error: Decimal) -> str:
+def hypothesis_reading(mean_error: Decimal, selected_error: Decimal) -> str:
     """S21's reading of the shown means: not supported where the held-out mean is not below the selected epoch's
     (the fully trained model does as well: checked first, S21's annotation); else supported at a mean of at most
-    5.0 points; else partly supported."""
+    5.0 points; else partly supported. A table's ``heldout_readings`` apply the same bar to a row's test errors
+    (S22, fixed before the paper-scale test errors were computed)."""
     if mean_error >= selected_error:
         return "not supported"
     return "supported" if mean_error <= SUPPORTED_MAX_ERROR else "partly supported"
@@ -71,14 +72,14 @@ class Validation:
 
     @property
     def reading(self) -> str:
-        return validation_reading(self.mean, self.mean_selected)
+        return hypothesis_reading(self.mean, self.mean_selected)
 
 
 def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str | None:
     """S21's prediction for one closest-epoch run, from the log of the same seed's run of the row the table shows (a
     retrain's own log is not the table's run); a line saying what is missing when that log is not here; None for a
     log without per-type scores."""
-    label = next(key for key in plan.spec.closest_epochs if CLOSEST_LABEL.format(row=key) == row.label)
+    label = _paper_row(plan, row)
     shown_run = next((r for r in plan.rows[label].runs if r.seed == run.seed), None)
     if shown_run is None or shown_run.train_log is None or not Path(shown_run.train_log).exists():
         where = shown_run.train_log if shown_run is not None and shown_run.train_log else f"{label}'s training log"
@@ -92,8 +93,13 @@ def validation(plan: TablePlan, row: RowPlan, run: RunPlan) -> Validation | str 
     errors = {key: abs(difference_of_shown(p.valid, p.paper, 1)) for key, p in found.items()}
     at_selected = {key: abs(difference_of_shown(p.selected_valid, p.paper, 1)) for key, p in found.items()}
     mean, mean_selected = (half_up(mean_of_shown(e.values(), 1), 1) for e in (errors, at_selected))
-    return Validation(label, seed_suffix(row, run), shown_run.name, len(rows), selected, found, errors, at_selected, mean,
-                      mean_selected)
+    return Validation(label, seed_suffix(row, run), shown_run.name, len(rows), selected, found, errors, at_selected,
+                      mean, mean_selected)
+
+
+def _paper_row(plan: TablePlan, row: RowPlan) -> str:
+    """The paper's row (e.g. "RNNSearch") whose closest-epoch row ``row`` is ("RNNSearch, closest epoch")."""
+    return next(key for key in plan.spec.closest_epochs if CLOSEST_LABEL.format(row=key) == row.label)
 
 
 def validation_line(found: Validation, labels: dict[str, str]) -> str:
@@ -132,7 +138,9 @@ def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> tuple[list[str], l
                 lines.append(f"{row.label} ({run.name}): not yet run ({path} missing; `paragen closest-heldout` "
                              "reads the run's train_log.csv and decodes its kept epoch checkpoints)")
             else:
-                lines.append(_test_line(json.loads(path.read_text(encoding="utf-8")), row, run, labels))
+                line, finding = _test_line(json.loads(path.read_text(encoding="utf-8")), plan, row, run, labels)
+                lines.append(line)
+                findings.extend([finding] if finding else [])
             found = validation(plan, row, run)
             if isinstance(found, Validation):
                 lines.append(validation_line(found, labels))
@@ -142,13 +150,32 @@ def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> tuple[list[str], l
     return lines, findings
 
 
-def _test_line(result: dict, row: RowPlan, run: RunPlan, labels: dict[str, str]) -> str:
-    """The test-set prediction of one closest-epoch run (``paragen closest-heldout``'s file)."""
+def _test_line(result: dict, plan: TablePlan, row: RowPlan, run: RunPlan,
+               labels: dict[str, str]) -> tuple[str, str | None]:
+    """The test-set prediction of one closest-epoch run (``paragen closest-heldout``'s file), read, with a findings
+    line, where the table's ``heldout_readings`` name the ledger entry that fixed the reading before the errors were
+    seen (else the errors stand unread: S19 fixed no bar); a retrain's line says whose checkpoint the selected
+    errors are of, and that epochs past the retrain's are not here."""
     types = result["types"]
     tested = [e for e in types.values() if "test" in e]
     parts = "; ".join(_entry(labels.get(key, key), entry) for key, entry in types.items())
-    mean = "" if not tested else (
-        f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} "
-        f"{shown(mean_of_shown((_error(e, 'test') for e in tested), 1), 1)} "
-        f"(selected {shown(mean_of_shown((_error(e, 'selected') for e in tested), 1), 1)})")
-    return f"{result['row']}{seed_suffix(row, run)}, {result['epochs_run']} epochs run: {parts}{mean}"
+    retrain = result.get("selected_run") not in (None, result.get("run"))
+    whose = (f" ({result['run']}: a retrain kept to {result['epochs_run']} epochs, the only kept weights; "
+             f"selected = {result['selected_run']}'s checkpoint, the table's cells)") if retrain else ""
+    line = f"{result['row']}{seed_suffix(row, run)}, {result['epochs_run']} epochs run{whose}: {parts}"
+    if not tested:
+        return line, None
+    mean, mean_selected = (half_up(mean_of_shown((_error(e, score) for e in tested), 1), 1)
+                           for score in ("test", "selected"))
+    line += (f"; mean over {len(tested)} type{'s' if len(tested) != 1 else ''} {shown(mean, 1)} "
+             f"(selected {shown(mean_selected, 1)})")
+    paper_row = _paper_row(plan, row)
+    entry = plan.spec.heldout_readings.get(paper_row)
+    if entry is None or len(tested) < len(types):
+        return line, None  # no bar fixed in advance, or a type without its test score: left unread
+    reading = hypothesis_reading(mean, mean_selected)
+    finding = (f"Closest-epoch hypothesis (the paper's {paper_row} is ours trained less){seed_suffix(row, run)}, "
+               f"on test (each type's epoch chosen without it): {reading}: held-out mean error {shown(mean, 1)} "
+               f"against {shown(mean_selected, 1)} at the selected checkpoint (exact-match points; decisions.md "
+               f"{entry}).")
+    return f"{line}: {reading} (docs/decisions.md {entry})", finding
