@@ -34,6 +34,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from paragen.report.rule_tests import p_exact_text
+
 HERE = Path(__file__).resolve().parent
 ROUND = re.compile(r"^round\s+(\d+)\s+(\S+)\s+([\d.]+) sentences/s")
 RATE = re.compile(r"^round 1: \d+ sentences in [\d.]+ s, ([\d.]+) sentences/s$", re.MULTILINE)
@@ -60,13 +62,19 @@ def compare(a: list[float], b: list[float]) -> tuple[int, float, float]:
     return wins, sign_test_p(wins, len(a)), statistics.median(x / y for x, y in zip(a, b))
 
 
+def p_text(p: float) -> str:
+    """Three decimals, or four significant digits below 0.001: 12 of 12 rounds is p = 1/4,096 = 0.0002441, which
+    three decimals would print as the impossible "0.000"."""
+    return f"{p:.3f}" if p >= 0.001 else p_exact_text(p)
+
+
 def verdict(name_a: str, name_b: str, a: list[float], b: list[float]) -> str:
     """One line: how often each version won and what the rule reads from it."""
     wins_a, p_a, ratio = compare(a, b)
     wins_b, p_b, _ = compare(b, a)
     claim = (f"{name_a} faster" if p_a <= ALPHA else f"{name_b} faster" if p_b <= ALPHA else "no claim")
-    return (f"{name_a} vs {name_b}: {name_a} wins {wins_a} of {len(a)} rounds (p = {p_a:.3f}), {name_b} wins "
-            f"{wins_b} (p = {p_b:.3f}); median rate ratio {ratio:.3f} -> {claim}")
+    return (f"{name_a} vs {name_b}: {name_a} wins {wins_a} of {len(a)} rounds (p = {p_text(p_a)}), {name_b} wins "
+            f"{wins_b} (p = {p_text(p_b)}); median rate ratio {ratio:.3f} -> {claim}")
 
 
 def read_rounds(text: str) -> dict[str, list[float]]:

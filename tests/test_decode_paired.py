@@ -110,3 +110,11 @@ def test_a_saved_run_is_read_again_from_its_round_lines(tmp_path, monkeypatch, c
     saved.write_text("nothing timed here\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no round lines"):
         decode_paired.main()
+
+
+def test_a_p_below_a_thousandth_is_printed_as_it_is_not_as_zero():
+    """12 of 12 rounds: p = 1 / 2^12 = 1/4,096 = 0.000244140625 (by hand), four significant digits 0.0002441; the
+    other side, 0 of 12, is p = 1 exactly."""
+    rates = [2.0] * 12
+    assert verdict("new", "old", rates, [1.0] * 12).startswith(
+        "new vs old: new wins 12 of 12 rounds (p = 0.0002441), old wins 0 (p = 1.000);")

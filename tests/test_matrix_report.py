@@ -53,11 +53,11 @@ def _exact(run: str, score: float) -> None:
 
 def _test(run: str, baseline: str, delta: float, p: float, lower: float | None = None) -> None:
     """A rule-data comparison file: its sign-flip test over rules is the one read (p the cell better, ``lower`` the
-    cell worse: 1 - p unless given; 20 rules, drawn: floor 1/100,001), not the line bootstrap's p beside it."""
+    cell worse: 1 - p unless given; 20 rules, 10 each way, none tied, drawn: floor 1/100,001), not the line bootstrap's p beside it."""
     _write(f"results/matrix/{run}.vs.{baseline}.json",
            {"splits": {"test": {"delta": 99.0, "p_value": 0.5}},
             "clustered": {"overall": {"delta": delta, "p_value": p, "p_value_lower": 1 - p if lower is None else lower,
-                                      "p_floor": 1 / 100001, "groups": 20, "favour_b": 0, "favour_a": 0, "ties": 20,
+                                      "p_floor": 1 / 100001, "groups": 20, "favour_b": 10, "favour_a": 10, "ties": 0,
                                       "sign_flip": {"method": "monte carlo", "assignments": 100000, "seed": 12345}}}})
 
 

@@ -6,6 +6,8 @@ bootstrap is not reported. Expected lines are written out by hand from the numbe
 import json
 import shlex
 
+import numpy as np
+
 from paragen.config import load_config, parse_config
 
 from conftest import TINY_PARAMS
@@ -86,7 +88,8 @@ def test_the_line_reports_the_sign_flip_test_with_its_floor_and_no_line_bootstra
     assert line == (
         METHOD + OVERALL_TEXT + "; x → x: 93.3 vs 87.0 (+6.3; per rule +10.0, +5.0, +12.0, -2.0): 3 of 4 rules favour "
         "CopyNet, 1 favours Enc-Dec, exact p = 0.125 (smallest possible with 4 rules: 0.0625); x → ∅: 100.0 vs 100.0 "
-        "(+0.0; per rule +0.0): 0 of 1 rule favour CopyNet, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5).")
+        "(+0.0; per rule +0.0): 0 of 1 rule favour CopyNet, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5; 1 "
+        "with 1 tied).")
 
 
 def test_a_file_from_before_the_sign_flip_test_shows_no_p_for_its_rules(tmp_path, monkeypatch):
@@ -146,7 +149,7 @@ def test_one_seeds_rule_sentence_word_for_word():
               "splits": {"test": {"p_value": 0.034, "samples": 1000}}}
     body = ("all types: 93.3 vs 87.0 (+6.3; per rule +10.0, +5.0, +12.0, -2.0): 3 of 4 rules favour A, 1 favours B, "
             "exact p = 0.125 (smallest possible with 4 rules: 0.0625); x → x: 100.0 vs 100.0 (+0.0; per rule +0.0): "
-            "0 of 1 rule favour A, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5); x->0: 10.0 vs 20.0 (-10.0; "
+            "0 of 1 rule favour A, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5; 1 with 1 tied); x->0: 10.0 vs 20.0 (-10.0; "
             "per rule -5.0, -15.0): 0 of 2 rules favour A, 2 favour B, exact p = 1 (smallest possible with 2 rules: "
             "0.25)")
     assert rule_seed_text(result, 2, {"x->x": "x → x"}, "A", "B") == "seed 2: " + body
@@ -215,3 +218,22 @@ def test_line_bootstrap_files_tally_every_split_and_seed_with_the_bar_p_below_0_
     (line,) = comparison_lines(config, table_plan(config, "copynet_synthetic"))
     assert line.endswith(". CopyNet is better at p < 0.05 in 2 of 4 tests.")
     assert "p = 0.050 (seed 2) | exact match on test: 91.0 vs 81.0 (+10.0), p = 0.010 (seed 1)" in line
+
+
+def test_tied_rules_raise_the_smallest_p_and_the_text_says_so():
+    """Differences +3, +1, 0 over 3 rules, by hand: the 8 sign assignments give sums ±3 ±1 ±0, and the observed 4 is
+    reached by (+3, +1, +0) and (+3, +1, -0): p = 2 / 8 = 0.25, not the 3-rule floor 1 / 8, because the tie reads
+    the same under either sign (floor 2^-(3 - 1)). Without the tie (+3, +1) it is 1 / 4 = the 2-rule floor, nothing
+    added; a drawn test over 20 rules, 19 tied, cannot go below 1 / 2 whatever its draws."""
+    from paragen.metrics.randomization import rule_sign_flip
+    from paragen.report.rule_tests import floor_with_ties, p_with_floor
+
+    tied = {**rule_sign_flip(np.array([[0, 3], [0, 1], [2, 2]]), np.array([10, 10, 10])), "groups": 3}
+    assert (tied["p_value"], tied["p_floor"], floor_with_ties(tied)) == (0.25, 0.125, 0.25)
+    assert p_with_floor(tied) == "exact p = 0.25 (smallest possible with 3 rules: 0.125; 0.25 with 1 tied)"
+    untied = {**rule_sign_flip(np.array([[0, 3], [0, 1]]), np.array([10, 10])), "groups": 2}
+    assert p_with_floor(untied) == "exact p = 0.25 (smallest possible with 2 rules: 0.25)"
+    drawn = {"p_value": 1.0, "p_floor": 1 / 100001, "groups": 20, "ties": 19,
+             "sign_flip": {"method": "monte carlo", "assignments": 100000, "seed": 12345}}
+    assert p_with_floor(drawn) == ("p = 1 (100,000 random sign assignments, seed 12345; smallest possible: 1.0e-05; "
+                                   "0.5 with 19 tied)")

@@ -41,3 +41,16 @@ def test_scored_rows_add_their_distinct_test_sentence_counts(tmp_path, monkeypat
             {"metric": "exact", "score": 0, "count": count, "by_tag": {"x->x": {"top1": 50.0}}}))
     build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
     assert _caption() == SCALE + " Test sentences: 10, 12."
+
+
+def test_a_table_of_single_runs_says_which_seed_and_what_one_seed_carries(tmp_path, monkeypatch, tiny_config):
+    """Once a row has trained (its train_log.csv exists), a one-seed table's caption names the training seed (the
+    tiny training's seed 1, tests/fixtures/tiny_params.yaml) and that a reading of one run is a hypothesis."""
+    monkeypatch.chdir(tmp_path)
+    run = Path("runs/t_encdec")
+    run.mkdir(parents=True)
+    (run / "train_log.csv").write_text("epoch,train_loss,valid_loss,valid_metric,wall_time_s,tokens_per_s\n"
+                                       "1,2.0,2.5,10.0,3.0,100\n")
+    build.build_table_report(tiny_config, "copynet_synthetic", figures=False)
+    assert _caption().endswith(" One training run a row (seed 1): a reading of it is a hypothesis until another seed "
+                               "repeats it.")

@@ -11,7 +11,9 @@ differences is N times the difference of the two accuracies over all N lines, so
 difference the table shows. With n ≤ ``EXHAUSTIVE_MAX_RULES`` every assignment is enumerated (the p-value is exact);
 beyond that ``MONTE_CARLO_DRAWS`` random assignments are drawn from a recorded seed and p = (1 + hits) / (1 + draws)
 (Phipson & Smyth, 2010: never 0, valid at any draw count). The smallest p a test can give, its floor, is
-2^−n enumerated and max(2^−n, 1 / (1 + draws)) drawn; tables print it beside the p.
+2^−n enumerated and max(2^−n, 1 / (1 + draws)) drawn; tables print it beside the p. Tied rules (d_r = 0) read
+the same under either sign, so with t of them no p can fall below 2^−(n − t): tables print that too
+(:func:`paragen.report.rule_tests.floor_with_ties`).
 """
 
 from __future__ import annotations

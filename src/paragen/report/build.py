@@ -18,7 +18,7 @@ from paragen.report.figures import (plot_alignment_heatmaps, plot_attention_heat
 from paragen.report.parameters import count_cell
 from paragen.training.runlock import lock_holder
 from paragen.training.stopping import settings_of_run, training_outcome
-from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own,
+from paragen.report.captions import (ceiling_text, describe_embeddings, describe_hardware, describe_own, one_seed_text,
                                      describe_scale, describe_systems, hardware_summary, overlap_text)
 from paragen.report.heldout import heldout_lines
 from paragen.report.comparisons import comparison_lines, comparison_records, comparisons_csv, compared_by_rule
@@ -110,7 +110,7 @@ def build_scores_table(config: ParagenConfig, plan: TablePlan, figures: bool, re
         table.findings += validated
     run_dirs = {(f"{row} seed {run.seed}" if seeded else row): Path(artifacts.run_dir(run.name))
                 for row in ran for run in plan.rows[row].runs}
-    table.caption += hardware_summary(run_dirs)
+    table.caption += hardware_summary(run_dirs) + ("" if seeded else one_seed_text(plan, ran))
     hardware = describe_hardware(run_dirs)
     if hardware:
         table.setup.append(hardware.strip())

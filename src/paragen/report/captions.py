@@ -11,6 +11,7 @@ from pathlib import Path
 from paragen import artifacts
 from paragen.config import HeadlineSyntheticDataset, ParagenConfig, RealDataset, SyntheticDataset
 from paragen.models.pretrained import EmbeddingInit
+from paragen.pipeline.tables import TablePlan
 from paragen.training.train_log import read_log
 from paragen.rounding import shown
 from paragen.training.stopping import SESSIONS_FILE
@@ -74,6 +75,18 @@ def describe_own(splits: list[str]) -> str:
     if "valid" in splits:
         text += " Training selected each model on valid, so its valid scores flatter it; the other splits are unseen."
     return text + " "
+
+
+def one_seed_text(plan: TablePlan, trained: list[str]) -> str:
+    """Caption text of a table whose trained rows ran once each: which training seed, and what one seed can carry
+    (a verdict on one training run is a hypothesis until another seed repeats it); nothing before a run has trained
+    (no ``train_log.csv``)."""
+    seeds = sorted({run.seed for row in trained for run in plan.rows[row].runs
+                    if run.seed is not None and run.train_log and Path(run.train_log).exists()})
+    if not seeds:
+        return ""
+    which = f"seed {seeds[0]}" if len(seeds) == 1 else "seeds " + ", ".join(map(str, seeds))
+    return f" One training run a row ({which}): a reading of it is a hypothesis until another seed repeats it."
 
 
 def hardware_summary(run_dirs: dict[str, Path]) -> str:

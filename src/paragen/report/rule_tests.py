@@ -1,5 +1,5 @@
 """How a table shows a comparison over rules (rule data): the sign-flip test's p beside the smallest p the rule
-count allows, and either the rule-resampling interval (at ``INTERVAL_MIN_RULES`` rules or more) or the per-rule
+count allows (and, where rules are tied, the higher floor the ties leave), and either the rule-resampling interval (at ``INTERVAL_MIN_RULES`` rules or more) or the per-rule
 differences (:mod:`paragen.metrics.randomization`, issue 67).
 
 A comparison file written before the sign-flip test (its rule parts have no ``p_floor``) carries only the rule
@@ -47,16 +47,31 @@ def favour_text(test: dict[str, Any], row: str, baseline: str) -> str:
     return text
 
 
+def floor_with_ties(test: dict[str, Any]) -> float:
+    """The smallest p the test can give with its tied rules: a tie (difference 0) reads the same under either sign,
+    so the most extreme sum is reached by 2^t of the 2^n assignments and no p falls below 2^-(n - t) (exactly;
+    a drawn test's own floor 1 / (1 + draws) still holds beside it). Equal to ``p_floor`` without ties."""
+    untied = test["groups"] - test["ties"]
+    return max(test["p_floor"], 2.0 ** -untied)
+
+
+def _ties_text(test: dict[str, Any]) -> str:
+    """"; 0.007813 with 1 tied": the floor the ties leave, where it is above the rule count's."""
+    floor = floor_with_ties(test)
+    return f"; {p_exact_text(floor)} with {test['ties']} tied" if floor > test["p_floor"] else ""
+
+
 def p_with_floor(test: dict[str, Any]) -> str:
-    """"exact p = 0.0625 (smallest possible with 4 rules: 0.0625)", or for a drawn test "p = 1.0e-05 (100,000
-    random sign assignments, seed 12345; smallest possible: 1.0e-05)"."""
+    """"exact p = 0.0625 (smallest possible with 4 rules: 0.0625)", with tied rules "exact p = 0.007813 (smallest
+    possible with 8 rules: 0.003906; 0.007813 with 1 tied)", or for a drawn test "p = 1.0e-05 (100,000 random sign
+    assignments, seed 12345; smallest possible: 1.0e-05)"."""
     method = test["sign_flip"]
     if method["method"] == "exhaustive":
         rules = f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}"
         floor = p_exact_text(test["p_floor"])
-        return f"exact p = {p_exact_text(test['p_value'])} (smallest possible with {rules}: {floor})"
+        return f"exact p = {p_exact_text(test['p_value'])} (smallest possible with {rules}: {floor}{_ties_text(test)})"
     return (f"p = {p_exact_text(test['p_value'])} ({method['assignments']:,} random sign assignments, seed "
-            f"{method['seed']}; smallest possible: {p_exact_text(test['p_floor'])})")
+            f"{method['seed']}; smallest possible: {p_exact_text(test['p_floor'])}{_ties_text(test)})")
 
 
 def spread_text(test: dict[str, Any]) -> str:
