@@ -34,7 +34,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from paragen.report.rule_tests import p_exact_text
+from paragen.rounding import p_exact_text
 
 HERE = Path(__file__).resolve().parent
 ROUND = re.compile(r"^round\s+(\d+)\s+(\S+)\s+([\d.]+) sentences/s")
@@ -63,8 +63,9 @@ def compare(a: list[float], b: list[float]) -> tuple[int, float, float]:
 
 
 def p_text(p: float) -> str:
-    """Three decimals, or four significant digits below 0.001: 12 of 12 rounds is p = 1/4,096 = 0.0002441, which
-    three decimals would print as the impossible "0.000"."""
+    """Three decimals, or below 0.001 as :func:`paragen.rounding.p_exact_text` prints it (four significant digits,
+    powers of ten below 0.0001): 12 of 12 rounds is p = 1/4,096 = 0.0002441, which three decimals would print as
+    the impossible "0.000"."""
     return f"{p:.3f}" if p >= 0.001 else p_exact_text(p)
 
 

@@ -347,3 +347,16 @@ def test_heldout_readings_name_a_closest_row_and_a_ledger_entry(readings, messag
 
     with pytest.raises((ConfigError, ValueError), match=message):
         _read_retrain_config(readings)
+
+
+def test_every_ledger_entry_a_table_reads_by_is_in_the_ledger():
+    """params.yaml's heldout_readings name decision-ledger entries; each must be a row of docs/decisions.md."""
+    from paragen.config import load_config
+
+    from conftest import ROOT
+
+    ledger = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    named = {entry for table in load_config(ROOT / "params.yaml").tables.values()
+             for entry in table.heldout_readings.values()}
+    assert named  # the paper-scale table reads its RNNSearch prediction by S22
+    assert [entry for entry in sorted(named) if f"\n| {entry} | " not in ledger] == []

@@ -174,8 +174,8 @@ def test_compare_adds_the_clustered_test_beside_the_line_bootstrap(tmp_path, mon
     assert clustered["by_type"]["xy->x"]["p_value"] == 1.0 and clustered["by_type"]["xy->x"]["delta"] == 0.0
     shown = capsys.readouterr().out
     assert ("t_copynet vs t_encdec, exact match on test, all types, by rule: 66.67 vs 33.33 (+33.33), 1 of 3 rules "
-            "favours t_copynet, 2 tied, sign-flip exact p = 0.5 (smallest possible with 3 rules: 0.125; 0.5 with 2 "
-            "tied); rule resampling: 95 % interval +0.00 to +100.00 (4000 paired resamples, too few rules for tables to "
+            "favours t_copynet, 2 tied, sign-flip exact p = 0.5 (smallest possible with 3 rules: 0.125, with 2 tied: "
+            "0.5); rule resampling: 95 % interval +0.00 to +100.00 (4000 paired resamples, too few rules for tables to "
             "show it)" in shown)
     assert "xy->x, by rule: 0.00 vs 0.00 (+0.00), 0 of 1 rule favour t_copynet, 1 tied, sign-flip exact p = 1" in shown
     assert _compare(out, "--metric", "exact") == 0 and "clustered" not in json.loads(out.read_text())

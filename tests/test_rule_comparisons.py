@@ -88,8 +88,8 @@ def test_the_line_reports_the_sign_flip_test_with_its_floor_and_no_line_bootstra
     assert line == (
         METHOD + OVERALL_TEXT + "; x → x: 93.3 vs 87.0 (+6.3; per rule +10.0, +5.0, +12.0, -2.0): 3 of 4 rules favour "
         "CopyNet, 1 favours Enc-Dec, exact p = 0.125 (smallest possible with 4 rules: 0.0625); x → ∅: 100.0 vs 100.0 "
-        "(+0.0; per rule +0.0): 0 of 1 rule favour CopyNet, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5; 1 "
-        "with 1 tied).")
+        "(+0.0; per rule +0.0): 0 of 1 rule favour CopyNet, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5, "
+        "with 1 tied: 1).")
 
 
 def test_a_file_from_before_the_sign_flip_test_shows_no_p_for_its_rules(tmp_path, monkeypatch):
@@ -149,9 +149,9 @@ def test_one_seeds_rule_sentence_word_for_word():
               "splits": {"test": {"p_value": 0.034, "samples": 1000}}}
     body = ("all types: 93.3 vs 87.0 (+6.3; per rule +10.0, +5.0, +12.0, -2.0): 3 of 4 rules favour A, 1 favours B, "
             "exact p = 0.125 (smallest possible with 4 rules: 0.0625); x → x: 100.0 vs 100.0 (+0.0; per rule +0.0): "
-            "0 of 1 rule favour A, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5; 1 with 1 tied); x->0: 10.0 vs 20.0 (-10.0; "
-            "per rule -5.0, -15.0): 0 of 2 rules favour A, 2 favour B, exact p = 1 (smallest possible with 2 rules: "
-            "0.25)")
+            "0 of 1 rule favour A, 1 tied, exact p = 1 (smallest possible with 1 rule: 0.5, with 1 tied: 1); x->0: "
+            "10.0 vs 20.0 (-10.0; per rule -5.0, -15.0): 0 of 2 rules favour A, 2 favour B, exact p = 1 (smallest "
+            "possible with 2 rules: 0.25)")
     assert rule_seed_text(result, 2, {"x->x": "x → x"}, "A", "B") == "seed 2: " + body
     assert rule_seed_text(result, None, {"x->x": "x → x"}, "A", "B") == body
 
@@ -224,16 +224,26 @@ def test_tied_rules_raise_the_smallest_p_and_the_text_says_so():
     """Differences +3, +1, 0 over 3 rules, by hand: the 8 sign assignments give sums ±3 ±1 ±0, and the observed 4 is
     reached by (+3, +1, +0) and (+3, +1, -0): p = 2 / 8 = 0.25, not the 3-rule floor 1 / 8, because the tie reads
     the same under either sign (floor 2^-(3 - 1)). Without the tie (+3, +1) it is 1 / 4 = the 2-rule floor, nothing
-    added; a drawn test over 20 rules, 19 tied, cannot go below 1 / 2 whatever its draws."""
+    added."""
     from paragen.metrics.randomization import rule_sign_flip
     from paragen.report.rule_tests import floor_with_ties, p_with_floor
 
     tied = {**rule_sign_flip(np.array([[0, 3], [0, 1], [2, 2]]), np.array([10, 10, 10])), "groups": 3}
     assert (tied["p_value"], tied["p_floor"], floor_with_ties(tied)) == (0.25, 0.125, 0.25)
-    assert p_with_floor(tied) == "exact p = 0.25 (smallest possible with 3 rules: 0.125; 0.25 with 1 tied)"
+    assert p_with_floor(tied) == "exact p = 0.25 (smallest possible with 3 rules: 0.125, with 1 tied: 0.25)"
     untied = {**rule_sign_flip(np.array([[0, 3], [0, 1]]), np.array([10, 10])), "groups": 2}
     assert p_with_floor(untied) == "exact p = 0.25 (smallest possible with 2 rules: 0.25)"
-    drawn = {"p_value": 1.0, "p_floor": 1 / 100001, "groups": 20, "ties": 19,
-             "sign_flip": {"method": "monte carlo", "assignments": 100000, "seed": 12345}}
-    assert p_with_floor(drawn) == ("p = 1 (100,000 random sign assignments, seed 12345; smallest possible: 1.0e-05; "
-                                   "0.5 with 19 tied)")
+
+
+def test_many_ties_are_enumerated_not_drawn():
+    """20 rules, 15 tied, differences 1..5 on the other 5 (by hand): only the all-plus signs of the 5 reach the
+    observed sum 15, so p = 2^15 / 2^20 = 1 / 32 = 0.03125 exactly, and the lower tail is 1 (every sum is at most
+    15). A draw over 20 signs would give only an estimate, which could fall below 1/32, the floor the ties leave."""
+    from paragen.metrics.randomization import sign_flip_test
+
+    result = sign_flip_test([1, 2, 3, 4, 5] + [0] * 15)
+    assert (result.method, result.p_value, result.p_value_lower, result.p_floor) == (
+        "exhaustive", 0.03125, 1.0, 2.0 ** -20)
+    assert sign_flip_test([0] * 20).p_value == 1.0 and sign_flip_test([0] * 20).method == "exhaustive"
+    drawn = sign_flip_test(list(range(1, 18)) + [0] * 3)  # 17 untied rules: drawn
+    assert drawn.method == "monte carlo" and drawn.p_floor == 1 / 100001

@@ -7,7 +7,7 @@ import json
 
 from paragen.config.papers import PaperTable
 from paragen.data.synthetic import rules_per_type
-from paragen.report.rule_tests import p_exact_text
+from paragen.rounding import p_exact_text
 from paragen.report.tables import drop_short_intervals, fill_table
 
 

@@ -87,3 +87,15 @@ def exact_text(value: float | Decimal) -> str:
 def exact_difference(reproduced: float | Decimal, paper: float | Decimal) -> str:
     """The CSV's difference: the exact decimal difference of its two :func:`exact_text` columns."""
     return f"{exact(reproduced) - exact(paper):f}"
+
+
+def p_exact_text(p: float) -> str:
+    """A p-value as a table prints it (the sign-flip test's, a bench's sign test): four significant digits, half
+    up, trailing zeros dropped ("0.0625", "0.25", "1"); below 0.0001 in powers of ten ("9.5e-07")."""
+    number = exact(p)
+    if number.is_zero():
+        return "0"
+    if number < Decimal("0.0001"):
+        return f"{float(number):.1e}"
+    places = Decimal(1).scaleb(number.adjusted() - 3)
+    return f"{number.quantize(places, rounding=ROUND_HALF_UP).normalize():f}"

@@ -170,9 +170,9 @@ class TableConfig(_Strict):
         "training except max_epochs, patience, keep_epochs and threads (a shorter retrain)")
     heldout_readings: dict[str, str] = Field(
         default_factory=dict, description="row label (in closest_epochs) -> the decision-ledger entry (e.g. S22) that "
-        "fixed, before its test errors were seen, the reading of that row's closest-epoch prediction on test (held-out "
-        "mean error at most 5.0 points: supported; not below the selected checkpoint's: not supported; else partly); "
-        "a row without one shows its errors unread")
+        "fixed, before the run, the reading of that row's closest-epoch prediction on test (held-out mean error at "
+        "most 5.0 points: supported; not below the selected checkpoint's: not supported; else partly; each seed's "
+        "line read on its own); the entry says what was known before. A row without one shows its errors unread")
     confirmation: Confirmation | None = Field(None, description="confirmation seeds: every trained row trained "
                                               "again from seeds that played no part in the design, in its own block")
     columns: list[str] = Field(default_factory=list, description="the published-number file's columns to show, by "

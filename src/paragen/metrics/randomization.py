@@ -13,7 +13,8 @@ beyond that ``MONTE_CARLO_DRAWS`` random assignments are drawn from a recorded s
 (Phipson & Smyth, 2010: never 0, valid at any draw count). The smallest p a test can give, its floor, is
 2^−n enumerated and max(2^−n, 1 / (1 + draws)) drawn; tables print it beside the p. Tied rules (d_r = 0) read
 the same under either sign, so with t of them no p can fall below 2^−(n − t): tables print that too
-(:func:`paragen.report.rule_tests.floor_with_ties`).
+(:func:`paragen.report.rule_tests.floor_with_ties`). Whether to enumerate is decided by the untied rules, so a test
+with many ties is exact, and a drawn p never sits beside a ties floor it could undercut.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from typing import Any, Sequence
 import numpy as np
 
 EXHAUSTIVE_MAX_RULES = 16
-"""Up to this many rules every sign assignment is enumerated (2^16 = 65,536 sums); beyond, a seeded draw."""
+"""Up to this many untied rules every sign assignment is enumerated (at most 2^16 = 65,536 distinct sums); beyond,
+a seeded draw."""
 
 MONTE_CARLO_DRAWS = 100_000
 MONTE_CARLO_SEED = 12345
@@ -70,8 +72,11 @@ def sign_flip_test(differences: Sequence[int] | np.ndarray, exhaustive_max: int 
                    draws: int = MONTE_CARLO_DRAWS, seed: int = MONTE_CARLO_SEED) -> SignFlipResult:
     """Paired sign-flip test of the per-rule hit differences ``differences`` ([n] integers, B − A).
 
-    Integers keep every comparison of sums exact (no float ties). With n ≤ ``exhaustive_max`` all 2^n assignments
-    are counted; otherwise ``draws`` assignments, each sign ±1 with probability 1/2, from ``seed``."""
+    Integers keep every comparison of sums exact (no float ties). With at most ``exhaustive_max`` untied rules
+    (d_r ≠ 0) all 2^n assignments are counted (through the untied rules' 2^(n − t): the ties only repeat each
+    sum 2^t times); otherwise ``draws`` assignments of all n signs, each ±1 with probability 1/2, from ``seed``.
+    A drawn test thus has more than ``exhaustive_max`` untied rules, where the floor 2^−(n − t) the ties leave is
+    below the draws' own 1 / (1 + draws)."""
     d = np.asarray(differences)
     if d.ndim != 1 or len(d) == 0:
         raise ValueError(f"the sign-flip test needs one difference per rule, got shape {d.shape}")
@@ -80,8 +85,11 @@ def sign_flip_test(differences: Sequence[int] | np.ndarray, exhaustive_max: int 
             raise ValueError("the sign-flip test takes per-rule hit differences (whole numbers)")
     d = d.astype(np.int64)
     n, observed = len(d), int(d.sum())
-    if n <= exhaustive_max:
-        sums = _sums_exhaustive(d)
+    untied = d[d != 0]
+    if len(untied) <= exhaustive_max:
+        # a tie reads the same under either sign, so every count over the 2^n assignments is 2^t times the count
+        # over the untied rules' 2^(n - t): the shares, hence p, are those of the untied rules alone
+        sums = _sums_exhaustive(untied) if len(untied) else np.zeros(1, dtype=np.int64)
         return SignFlipResult(observed, float(np.mean(sums >= observed)), float(np.mean(sums <= observed)),
                               2.0 ** -n, n, "exhaustive", 2 ** n, None)
     rng = np.random.default_rng(seed)

@@ -3,7 +3,9 @@
 left out, its test score, the paper's number and the held-out error beside the selected checkpoint's error, then
 both errors' means over the types that have a test score. After each, the same prediction on validation from the
 training log of the run the table's cells show (docs/decisions.md S21), which needs no kept weights, with its
-reading (its rule written before it was first computed, though not before every number it reads was known)."""
+reading (its rule written before it was first computed, though not before every number it reads was known). The
+test-set prediction is read by the same bar only where the table's ``heldout_readings`` name the ledger entry that
+fixed it before the run (S22 at paper scale); elsewhere its errors stand unread (S19 fixed no bar)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ def _entry(label: str, entry: dict) -> str:
 
 
 SUPPORTED_MAX_ERROR = Decimal("5.0")
-"""S21: the hypothesis is supported on validation where the mean held-out error is at most this many points."""
+"""S21 (validation) and S22 (test, paper scale): the hypothesis is supported where the mean held-out error is at
+most this many exact-match points."""
 
 
 def hypothesis_reading(mean_error: Decimal, selected_error: Decimal) -> str:
@@ -118,12 +121,19 @@ def _tie(tied: int) -> str:
     return f" (earliest of {tied} tied)" if tied > 1 else ""
 
 
+def hypothesis_finding(label: str, seed: str, where: str, mean: Decimal, mean_selected: Decimal, selected: str,
+                       entry: str) -> str:
+    """A findings line of the closest-epoch hypothesis: the reading, the two means it reads, and the ledger entry
+    that fixed the rule (and says what was known before it)."""
+    return (f"Closest-epoch hypothesis (the paper's {label} is ours trained less){seed}, {where}: "
+            f"{hypothesis_reading(mean, mean_selected)}: held-out mean error {shown(mean, 1)} against "
+            f"{shown(mean_selected, 1)} at the {selected} (exact-match points; decisions.md {entry}).")
+
+
 def validation_finding(found: Validation) -> str:
     """The table's findings line: S21's reading and the two means it reads."""
-    return (f"Closest-epoch hypothesis (the paper's {found.label} is ours trained less){found.seed}, on validation "
-            f"(greedy decoding): {found.reading}: held-out mean error {shown(found.mean, 1)} against "
-            f"{shown(found.mean_selected, 1)} at the selected epoch {found.selected} (exact-match points; "
-            "decisions.md S21).")
+    return hypothesis_finding(found.label, found.seed, "on validation (greedy decoding)", found.mean,
+                              found.mean_selected, f"selected epoch {found.selected}", "S21")
 
 
 def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -173,9 +183,6 @@ def _test_line(result: dict, plan: TablePlan, row: RowPlan, run: RunPlan,
     entry = plan.spec.heldout_readings.get(paper_row)
     if entry is None or len(tested) < len(types):
         return line, None  # no bar fixed in advance, or a type without its test score: left unread
-    reading = hypothesis_reading(mean, mean_selected)
-    finding = (f"Closest-epoch hypothesis (the paper's {paper_row} is ours trained less){seed_suffix(row, run)}, "
-               f"on test (each type's epoch chosen without it): {reading}: held-out mean error {shown(mean, 1)} "
-               f"against {shown(mean_selected, 1)} at the selected checkpoint (exact-match points; decisions.md "
-               f"{entry}).")
-    return f"{line}: {reading} (docs/decisions.md {entry})", finding
+    finding = hypothesis_finding(paper_row, seed_suffix(row, run), "on test (each type's epoch chosen without it)",
+                                 mean, mean_selected, "selected checkpoint", entry)
+    return f"{line}: {hypothesis_reading(mean, mean_selected)} (docs/decisions.md {entry})", finding

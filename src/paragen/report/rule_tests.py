@@ -1,6 +1,6 @@
 """How a table shows a comparison over rules (rule data): the sign-flip test's p beside the smallest p the rule
-count allows (and, where rules are tied, the higher floor the ties leave), and either the rule-resampling interval (at ``INTERVAL_MIN_RULES`` rules or more) or the per-rule
-differences (:mod:`paragen.metrics.randomization`, issue 67).
+count allows (and, where rules are tied, the higher floor the ties leave), and either the rule-resampling interval
+(at ``INTERVAL_MIN_RULES`` rules or more) or the per-rule differences (:mod:`paragen.metrics.randomization`).
 
 A comparison file written before the sign-flip test (its rule parts have no ``p_floor``) carries only the rule
 bootstrap's p, which is not valid at a handful of rules; such a part is shown with its scores and "no exact test",
@@ -9,11 +9,10 @@ never with that p.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from paragen.metrics.randomization import INTERVAL_MIN_RULES
-from paragen.rounding import exact, exact_text, shown, signed, versus_text
+from paragen.rounding import exact_text, p_exact_text, shown, signed, versus_text
 
 NO_EXACT_TEST = "no exact test (the comparison file predates the sign-flip test over rules: rerun `paragen compare`)"
 
@@ -21,18 +20,6 @@ NO_EXACT_TEST = "no exact test (the comparison file predates the sign-flip test 
 def has_exact_test(test: dict[str, Any]) -> bool:
     """Whether a rule part of a comparison file carries the sign-flip test (files from before issue 67 do not)."""
     return "p_floor" in test
-
-
-def p_exact_text(p: float) -> str:
-    """A sign-flip p: four significant digits, half up, trailing zeros dropped ("0.0625", "0.25", "1"); below
-    0.0001 in powers of ten ("9.5e-07")."""
-    number = exact(p)
-    if number.is_zero():
-        return "0"
-    if number < Decimal("0.0001"):
-        return f"{float(number):.1e}"
-    places = Decimal(1).scaleb(number.adjusted() - 3)
-    return f"{number.quantize(places, rounding=ROUND_HALF_UP).normalize():f}"
 
 
 def favour_text(test: dict[str, Any], row: str, baseline: str) -> str:
@@ -48,30 +35,26 @@ def favour_text(test: dict[str, Any], row: str, baseline: str) -> str:
 
 
 def floor_with_ties(test: dict[str, Any]) -> float:
-    """The smallest p the test can give with its tied rules: a tie (difference 0) reads the same under either sign,
-    so the most extreme sum is reached by 2^t of the 2^n assignments and no p falls below 2^-(n - t) (exactly;
-    a drawn test's own floor 1 / (1 + draws) still holds beside it). Equal to ``p_floor`` without ties."""
-    untied = test["groups"] - test["ties"]
-    return max(test["p_floor"], 2.0 ** -untied)
-
-
-def _ties_text(test: dict[str, Any]) -> str:
-    """"; 0.007813 with 1 tied": the floor the ties leave, where it is above the rule count's."""
-    floor = floor_with_ties(test)
-    return f"; {p_exact_text(floor)} with {test['ties']} tied" if floor > test["p_floor"] else ""
+    """The smallest p an enumerated test can give with its tied rules: a tie (difference 0) reads the same under
+    either sign, so the most extreme sum is reached by 2^t of the 2^n assignments and no p falls below 2^-(n - t).
+    Equal to ``p_floor`` without ties. (A drawn test has more untied rules than are enumerated, and its own floor,
+    1 / (1 + draws), is the one its p can reach: :func:`paragen.metrics.randomization.sign_flip_test`.)"""
+    return max(test["p_floor"], 2.0 ** -(test["groups"] - test["ties"]))
 
 
 def p_with_floor(test: dict[str, Any]) -> str:
-    """"exact p = 0.0625 (smallest possible with 4 rules: 0.0625)", with tied rules "exact p = 0.007813 (smallest
-    possible with 8 rules: 0.003906; 0.007813 with 1 tied)", or for a drawn test "p = 1.0e-05 (100,000 random sign
+    """"exact p = 0.0625 (smallest possible with 4 rules: 0.0625)"; with tied rules "exact p = 0.007813 (smallest
+    possible with 8 rules: 0.003906, with 1 tied: 0.007813)"; for a drawn test "p = 1.0e-05 (100,000 random sign
     assignments, seed 12345; smallest possible: 1.0e-05)"."""
     method = test["sign_flip"]
     if method["method"] == "exhaustive":
         rules = f"{test['groups']} rule{'s' if test['groups'] != 1 else ''}"
-        floor = p_exact_text(test["p_floor"])
-        return f"exact p = {p_exact_text(test['p_value'])} (smallest possible with {rules}: {floor}{_ties_text(test)})"
+        floor, tied = test["p_floor"], floor_with_ties(test)
+        ties = f", with {test['ties']} tied: {p_exact_text(tied)}" if tied > floor else ""
+        return (f"exact p = {p_exact_text(test['p_value'])} (smallest possible with {rules}: "
+                f"{p_exact_text(floor)}{ties})")
     return (f"p = {p_exact_text(test['p_value'])} ({method['assignments']:,} random sign assignments, seed "
-            f"{method['seed']}; smallest possible: {p_exact_text(test['p_floor'])}{_ties_text(test)})")
+            f"{method['seed']}; smallest possible: {p_exact_text(test['p_floor'])})")
 
 
 def spread_text(test: dict[str, Any]) -> str:
