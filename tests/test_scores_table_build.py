@@ -73,7 +73,8 @@ def test_one_seed_rows_carry_no_seed_and_a_held_run_is_noted(written, monkeypatc
     assert [seed for seed, _ in table.training["Enc-Dec"]] == [None]
     assert table.setup == ["Trained on CPU A; wall time per row (training and per-epoch validation, summed over "
                            "epochs): Enc-Dec 2.0 min; CopyNet 2.0 min."]
-    assert table.caption.endswith(" Trained on CPU A: 4 min of training over 2 run(s).")
+    assert table.caption.endswith(" Trained on CPU A: 4 min of training over 2 run(s). One training run a row (seed "
+                                  "1): a reading of it is a hypothesis until another seed repeats it.")
 
 
 def test_two_seeds_label_each_run_by_its_seed(written, monkeypatch):
