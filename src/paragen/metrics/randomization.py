@@ -89,7 +89,7 @@ def sign_flip_test(differences: Sequence[int] | np.ndarray, exhaustive_max: int 
     if len(untied) <= exhaustive_max:
         # a tie reads the same under either sign, so every count over the 2^n assignments is 2^t times the count
         # over the untied rules' 2^(n - t): the shares, hence p, are those of the untied rules alone
-        sums = _sums_exhaustive(untied) if len(untied) else np.zeros(1, dtype=np.int64)
+        sums = _sums_exhaustive(untied)  # no untied rule: the one empty assignment, sum 0
         return SignFlipResult(observed, float(np.mean(sums >= observed)), float(np.mean(sums <= observed)),
                               2.0 ** -n, n, "exhaustive", 2 ** n, None)
     rng = np.random.default_rng(seed)

@@ -51,7 +51,7 @@ def hypothesis_reading(mean_error: Decimal, selected_error: Decimal) -> str:
     """S21's reading of the shown means: not supported where the held-out mean is not below the selected epoch's
     (the fully trained model does as well: checked first, S21's annotation); else supported at a mean of at most
     5.0 points; else partly supported. A table's ``heldout_readings`` apply the same bar to a row's test errors
-    (S22, fixed before the paper-scale test errors were computed)."""
+    (S22, fixed before the paper-scale run)."""
     if mean_error >= selected_error:
         return "not supported"
     return "supported" if mean_error <= SUPPORTED_MAX_ERROR else "partly supported"
@@ -163,8 +163,8 @@ def heldout_lines(plan: TablePlan, labels: dict[str, str]) -> tuple[list[str], l
 def _test_line(result: dict, plan: TablePlan, row: RowPlan, run: RunPlan,
                labels: dict[str, str]) -> tuple[str, str | None]:
     """The test-set prediction of one closest-epoch run (``paragen closest-heldout``'s file), read, with a findings
-    line, where the table's ``heldout_readings`` name the ledger entry that fixed the reading before the errors were
-    seen (else the errors stand unread: S19 fixed no bar); a retrain's line says whose checkpoint the selected
+    line, where the table's ``heldout_readings`` name the ledger entry that fixed the reading before the run (else
+    the errors stand unread: S19 fixed no bar); a retrain's line says whose checkpoint the selected
     errors are of, and that epochs past the retrain's are not here."""
     types = result["types"]
     tested = [e for e in types.values() if "test" in e]
